@@ -1,0 +1,84 @@
+/**
+ * Typed collections and the indexes the queries of domain.md need. `ensureIndexes` is idempotent:
+ * createIndexes with an identical spec is a no-op on MongoDB.
+ */
+import type { Collection, Db, IndexDescription } from 'mongodb';
+import type {
+  ActionItemsDoc,
+  CounterDoc,
+  CredentialDoc,
+  CrmConnectionDoc,
+  CrmRecordDoc,
+  HighlightsDoc,
+  MeetingDoc,
+  MeetingTypeDoc,
+  OrganisationDoc,
+  SummaryDoc,
+  TeamDoc,
+  TranscriptDoc,
+  UserDoc,
+  WebhookDoc,
+} from './documents.js';
+
+export interface Collections {
+  organisations: Collection<OrganisationDoc>;
+  teams: Collection<TeamDoc>;
+  users: Collection<UserDoc>;
+  credentials: Collection<CredentialDoc>;
+  meetingTypes: Collection<MeetingTypeDoc>;
+  meetings: Collection<MeetingDoc>;
+  transcripts: Collection<TranscriptDoc>;
+  summaries: Collection<SummaryDoc>;
+  actionItems: Collection<ActionItemsDoc>;
+  highlights: Collection<HighlightsDoc>;
+  crmConnections: Collection<CrmConnectionDoc>;
+  crmRecords: Collection<CrmRecordDoc>;
+  webhooks: Collection<WebhookDoc>;
+  counters: Collection<CounterDoc>;
+}
+
+export type CollectionName = keyof Collections;
+
+/** Newest first by recording start, ties by recording id: the keyset order of every meeting list. */
+const meetingKeyset = { recordingStartTime: -1, recordingId: -1 } as const;
+
+const indexes: { [K in CollectionName]: IndexDescription[] } = {
+  organisations: [{ key: { slug: 1 }, unique: true }],
+  teams: [{ key: { orgId: 1, name: 1 }, unique: true }],
+  users: [{ key: { email: 1 }, unique: true }, { key: { orgId: 1, teamId: 1 } }],
+  credentials: [{ key: { secretHash: 1 }, unique: true }, { key: { userId: 1 } }],
+  meetingTypes: [{ key: { orgId: 1, name: 1 }, unique: true }],
+  meetings: [
+    { key: { recordingId: 1 }, unique: true },
+    // The four ways to see a meeting (domain.md), each followed by the list order.
+    { key: { recorderId: 1, ...meetingKeyset } },
+    { key: { sharedWithEmails: 1, ...meetingKeyset } },
+    { key: { orgId: 1, sharedTeamIds: 1, ...meetingKeyset } },
+    { key: { orgId: 1, sharedWithAllTeams: 1, ...meetingKeyset } },
+  ],
+  transcripts: [{ key: { recordingId: 1 }, unique: true }],
+  summaries: [{ key: { recordingId: 1 }, unique: true }],
+  actionItems: [{ key: { recordingId: 1 }, unique: true }],
+  highlights: [{ key: { recordingId: 1 }, unique: true }],
+  crmConnections: [{ key: { 'owner.kind': 1, 'owner.id': 1 }, unique: true }],
+  crmRecords: [
+    { key: { connectionId: 1, kind: 1, email: 1 } },
+    { key: { connectionId: 1, kind: 1, domain: 1 } },
+    { key: { connectionId: 1, kind: 1, companyDomain: 1 } },
+  ],
+  webhooks: [{ key: { ownerId: 1, createdAt: -1 } }],
+  counters: [],
+};
+
+export function collectionsOf(db: Db): Collections {
+  const names = Object.keys(indexes) as CollectionName[];
+  return Object.fromEntries(names.map((name) => [name, db.collection(name)])) as unknown as Collections;
+}
+
+export async function ensureIndexes(collections: Collections): Promise<void> {
+  await Promise.all(
+    (Object.keys(indexes) as CollectionName[])
+      .filter((name) => indexes[name].length > 0)
+      .map((name) => collections[name].createIndexes(indexes[name])),
+  );
+}

@@ -1,0 +1,223 @@
+/**
+ * The documents stored in MongoDB, one interface per collection.
+ *
+ * Field names are camelCase (the GraphQL side of the house); the REST layer alone speaks
+ * snake_case. Ids are ObjectIds except `recordingId`, the public integer id of a meeting.
+ */
+import type { ObjectId } from 'mongodb';
+
+export type Plan = 'team' | 'individual';
+export type UserStatus = 'active' | 'deactivated' | 'invited';
+export type SettingsAccessLevel = 'none' | 'team_admin' | 'account_admin';
+export type ViewAccessLevel = 'own_meetings' | 'team' | 'multiple_teams' | 'all_teams';
+export type MeetingTypeStatus = 'active' | 'inactive';
+export type DomainsType = 'only_internal' | 'one_or_more_external';
+export type SharedWith = 'no_teams' | 'single_team' | 'multiple_teams' | 'all_teams';
+export type CredentialKind = 'api_key' | 'connected_app';
+export type TriggeredFor =
+  | 'my_recordings'
+  | 'shared_external_recordings'
+  | 'my_shared_with_team_recordings'
+  | 'shared_team_recordings';
+
+export interface OrganisationDoc {
+  _id: ObjectId;
+  /** Natural key used by seeds. */
+  slug: string;
+  name: string;
+  /** Internal email domains, lower case. */
+  domains: string[];
+  plan: Plan;
+  createdAt: Date;
+}
+
+export interface TeamDoc {
+  _id: ObjectId;
+  orgId: ObjectId;
+  name: string;
+  createdAt: Date;
+}
+
+export interface AccessGrant<L> {
+  level: L;
+  /** Teams the grant names explicitly (for team_admin, team, multiple_teams). */
+  teamIds: ObjectId[];
+}
+
+export interface UserDoc {
+  _id: ObjectId;
+  orgId: ObjectId;
+  /** Lower case, unique across the service. */
+  email: string;
+  name: string | null;
+  status: UserStatus;
+  teamId: ObjectId | null;
+  settingsAccess: AccessGrant<SettingsAccessLevel>;
+  viewAccess: AccessGrant<ViewAccessLevel>;
+  createdAt: Date;
+}
+
+/** An API key or a connected-app (OAuth) token. Only the SHA-256 of the secret is stored. */
+export interface CredentialDoc {
+  _id: ObjectId;
+  kind: CredentialKind;
+  userId: ObjectId;
+  /** hex SHA-256 of the plain secret. */
+  secretHash: string;
+  /** The first characters of the secret, to tell keys apart in listings. */
+  prefix: string;
+  label: string;
+  /** For connected apps: the app's name. */
+  appName: string | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface MeetingTypeDoc {
+  _id: ObjectId;
+  orgId: ObjectId;
+  name: string;
+  status: MeetingTypeStatus;
+  createdAt: Date;
+}
+
+export interface InviteeDoc {
+  name: string | null;
+  email: string | null;
+  emailDomain: string | null;
+  isExternal: boolean;
+}
+
+export interface MeetingDoc {
+  _id: ObjectId;
+  recordingId: number;
+  /** The recorder's organisation. */
+  orgId: ObjectId;
+  recorderId: ObjectId;
+  /** The recorder's team when the meeting was stored ("its team" in domain.md). */
+  teamId: ObjectId | null;
+  title: string;
+  meetingTitle: string | null;
+  meetingTypeId: ObjectId | null;
+  url: string;
+  shareUrl: string;
+  createdAt: Date;
+  scheduledStartTime: Date;
+  scheduledEndTime: Date;
+  recordingStartTime: Date;
+  recordingEndTime: Date;
+  transcriptLanguage: string;
+  meetingUrl: string | null;
+  calendarInvitees: InviteeDoc[];
+  domainsType: DomainsType;
+  /** The external invitee domain that occurs most often (ties: alphabetical first); null if none. */
+  companyDomain: string | null;
+  /** Lower-case emails of users it is shared with individually. */
+  sharedWithEmails: string[];
+  /** Teams of the recorder's organisation it is shared with by name (empty when sharedWithAllTeams). */
+  sharedTeamIds: ObjectId[];
+  sharedWithAllTeams: boolean;
+  /** Set when the meeting is first stored with a summary (content ready, domain.md). */
+  contentReadyAt: Date | null;
+}
+
+export interface SpeakerDoc {
+  displayName: string;
+  matchedCalendarInviteeEmail: string | null;
+}
+
+export interface TranscriptEntryDoc {
+  speaker: SpeakerDoc;
+  text: string;
+  /** HH:MM:SS */
+  timestamp: string;
+}
+
+export interface TranscriptDoc {
+  _id: ObjectId;
+  recordingId: number;
+  entries: TranscriptEntryDoc[];
+}
+
+export interface SummaryDoc {
+  _id: ObjectId;
+  recordingId: number;
+  templateName: string;
+  markdownFormatted: string;
+}
+
+export interface ActionItemDoc {
+  description: string;
+  userGenerated: boolean;
+  completed: boolean;
+  /** HH:MM:SS */
+  recordingTimestamp: string;
+  assignee: { name: string | null; email: string | null; team: string | null };
+}
+
+export interface ActionItemsDoc {
+  _id: ObjectId;
+  recordingId: number;
+  items: ActionItemDoc[];
+}
+
+export interface HighlightDoc {
+  type: string;
+  summary: string | null;
+  /** Seconds from the start of the recording. */
+  startTime: number;
+  endTime: number;
+  text: string;
+}
+
+export interface HighlightsDoc {
+  _id: ObjectId;
+  recordingId: number;
+  items: HighlightDoc[];
+}
+
+export interface CrmOwner {
+  kind: 'user' | 'team';
+  id: ObjectId;
+}
+
+export interface CrmConnectionDoc {
+  _id: ObjectId;
+  owner: CrmOwner;
+  provider: string;
+  createdAt: Date;
+}
+
+/** One contact, company or deal of a CRM connection. Matching queries these by email or domain. */
+export type CrmRecordDoc =
+  | { _id: ObjectId; connectionId: ObjectId; kind: 'contact'; name: string; email: string; recordUrl: string }
+  | { _id: ObjectId; connectionId: ObjectId; kind: 'company'; name: string; domain: string; recordUrl: string }
+  | {
+      _id: ObjectId;
+      connectionId: ObjectId;
+      kind: 'deal';
+      name: string;
+      amount: number;
+      companyDomain: string;
+      recordUrl: string;
+    };
+
+export interface WebhookDoc {
+  _id: ObjectId;
+  ownerId: ObjectId;
+  url: string;
+  /** The signing secret. It must be usable for HMAC, so it cannot be hashed; it is shown once. */
+  secret: string;
+  createdAt: Date;
+  includeTranscript: boolean;
+  includeCrmMatches: boolean;
+  includeSummary: boolean;
+  includeActionItems: boolean;
+  triggeredFor: TriggeredFor[];
+}
+
+/** Named monotonic counters (recording ids). */
+export interface CounterDoc {
+  _id: string;
+  value: number;
+}

@@ -1,0 +1,131 @@
+/**
+ * Storing a recording with its content: the one write path for meetings, used by the seeder and
+ * by ingestion. Derived fields (invitee domains, company, sharing summary) are computed here, so
+ * no caller can store them inconsistently.
+ */
+import type { ObjectId } from 'mongodb';
+import type { Collections } from '../db/collections.js';
+import type { ActionItemDoc, HighlightDoc, MeetingDoc, TranscriptEntryDoc } from '../db/documents.js';
+import { DomainError } from './errors.js';
+import { companyDomainOf, describeInvitee, domainsTypeOf } from './invitees.js';
+
+export interface RecordingInput {
+  /** Given by imports and seeds; allocated from a counter when absent. */
+  recordingId?: number;
+  recorderEmail: string;
+  title: string;
+  meetingTitle: string | null;
+  /** A meeting type of the recorder's organisation, by name. */
+  meetingType: string | null;
+  url: string;
+  shareUrl: string;
+  createdAt: Date;
+  scheduledStartTime: Date;
+  scheduledEndTime: Date;
+  recordingStartTime: Date;
+  recordingEndTime: Date;
+  transcriptLanguage: string;
+  meetingUrl: string | null;
+  calendarInvitees: { name: string | null; email: string | null }[];
+  sharing: { userEmails: string[]; teams: string[]; allTeams: boolean };
+  transcript?: TranscriptEntryDoc[];
+  summary?: { templateName: string; markdownFormatted: string };
+  actionItems?: ActionItemDoc[];
+  highlights?: HighlightDoc[];
+}
+
+export interface StoredRecording {
+  meeting: MeetingDoc;
+  /** True exactly once per recording: when it is first stored with its summary. */
+  becameReady: boolean;
+}
+
+const RECORDING_IDS = 'recordingId';
+
+async function allocateRecordingId(collections: Collections, wanted: number | undefined): Promise<number> {
+  if (wanted !== undefined) {
+    // Keep the counter ahead of explicit ids so later allocations never collide.
+    await collections.counters.updateOne({ _id: RECORDING_IDS }, { $max: { value: wanted } }, { upsert: true });
+    return wanted;
+  }
+  const counter = await collections.counters.findOneAndUpdate(
+    { _id: RECORDING_IDS },
+    { $inc: { value: 1 } },
+    { upsert: true, returnDocument: 'after' },
+  );
+  return counter!.value;
+}
+
+async function resolveTeams(collections: Collections, orgId: ObjectId, names: string[]): Promise<ObjectId[]> {
+  if (names.length === 0) return [];
+  const teams = await collections.teams.find({ orgId, name: { $in: names } }).toArray();
+  const missing = names.filter((n) => !teams.some((t) => t.name === n));
+  if (missing.length > 0) throw new DomainError('BAD_USER_INPUT', `Unknown team: ${missing.join(', ')}`);
+  return names.map((n) => teams.find((t) => t.name === n)!._id);
+}
+
+export async function storeRecording(collections: Collections, input: RecordingInput): Promise<StoredRecording> {
+  const recorder = await collections.users.findOne({ email: input.recorderEmail.toLowerCase() });
+  if (!recorder) throw new DomainError('BAD_USER_INPUT', `Unknown recorder: ${input.recorderEmail}`);
+  const org = await collections.organisations.findOne({ _id: recorder.orgId });
+  if (!org) throw new DomainError('BAD_USER_INPUT', `The recorder's organisation does not exist`);
+  let meetingTypeId: ObjectId | null = null;
+  if (input.meetingType !== null) {
+    const type = await collections.meetingTypes.findOne({ orgId: org._id, name: input.meetingType });
+    if (!type) throw new DomainError('BAD_USER_INPUT', `Unknown meeting type: ${input.meetingType}`);
+    meetingTypeId = type._id;
+  }
+  const sharedTeamIds = input.sharing.allTeams ? [] : await resolveTeams(collections, org._id, input.sharing.teams);
+  const invitees = input.calendarInvitees.map((i) => describeInvitee(i, org.domains));
+  const recordingId = await allocateRecordingId(collections, input.recordingId);
+
+  const fields: Omit<MeetingDoc, '_id' | 'contentReadyAt'> = {
+    recordingId,
+    orgId: org._id,
+    recorderId: recorder._id,
+    teamId: recorder.teamId,
+    title: input.title,
+    meetingTitle: input.meetingTitle,
+    meetingTypeId,
+    url: input.url,
+    shareUrl: input.shareUrl,
+    createdAt: input.createdAt,
+    scheduledStartTime: input.scheduledStartTime,
+    scheduledEndTime: input.scheduledEndTime,
+    recordingStartTime: input.recordingStartTime,
+    recordingEndTime: input.recordingEndTime,
+    transcriptLanguage: input.transcriptLanguage,
+    meetingUrl: input.meetingUrl,
+    calendarInvitees: invitees,
+    domainsType: domainsTypeOf(invitees),
+    companyDomain: companyDomainOf(invitees),
+    sharedWithEmails: [...new Set(input.sharing.userEmails.map((e) => e.toLowerCase()))],
+    sharedTeamIds,
+    sharedWithAllTeams: input.sharing.allTeams,
+  };
+  await collections.meetings.updateOne(
+    { recordingId },
+    { $set: fields, $setOnInsert: { contentReadyAt: null } },
+    { upsert: true },
+  );
+
+  const byRecording = { recordingId };
+  const writes: Promise<unknown>[] = [];
+  if (input.transcript) writes.push(collections.transcripts.updateOne(byRecording, { $set: { entries: input.transcript } }, { upsert: true }));
+  if (input.summary) writes.push(collections.summaries.updateOne(byRecording, { $set: input.summary }, { upsert: true }));
+  if (input.actionItems) writes.push(collections.actionItems.updateOne(byRecording, { $set: { items: input.actionItems } }, { upsert: true }));
+  if (input.highlights) writes.push(collections.highlights.updateOne(byRecording, { $set: { items: input.highlights } }, { upsert: true }));
+  await Promise.all(writes);
+
+  // Content is ready once a summary is stored; the conditional update makes that happen once.
+  let becameReady = false;
+  if (input.summary) {
+    const marked = await collections.meetings.updateOne(
+      { recordingId, contentReadyAt: null },
+      { $set: { contentReadyAt: new Date() } },
+    );
+    becameReady = marked.modifiedCount === 1;
+  }
+  const meeting = await collections.meetings.findOne({ recordingId });
+  return { meeting: meeting!, becameReady };
+}
