@@ -8,6 +8,7 @@ import { demoDataset, loadDataset } from '../seeds/index.js';
 import type { Config } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
 import { startEmbeddedMongo, type EmbeddedMongo } from './embedded-mongo/index.js';
+import { createGraphQLServer } from './graphql/yoga.js';
 import { createMetrics } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
 import { closeGracefully, createHttpServer } from './http/server.js';
@@ -43,7 +44,15 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     logger.info({ counts }, 'demo dataset loaded');
   }
 
-  const server = createHttpServer([...operationalDoors(database, metrics)], logger, metrics);
+  const graphql = createGraphQLServer({ collections: database.collections, logger, corsOrigins: config.CORS_ORIGINS });
+  const server = createHttpServer(
+    [
+      ...operationalDoors(database, metrics),
+      { path: '/graphql', handler: (req, res, { requestId }) => graphql.handleNodeRequestAndResponse(req, res, { requestId }) },
+    ],
+    logger,
+    metrics,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, resolve);

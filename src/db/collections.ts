@@ -13,6 +13,7 @@ import type {
   MeetingDoc,
   MeetingTypeDoc,
   OrganisationDoc,
+  OutboxDoc,
   SummaryDoc,
   TeamDoc,
   TranscriptDoc,
@@ -34,6 +35,7 @@ export interface Collections {
   crmConnections: Collection<CrmConnectionDoc>;
   crmRecords: Collection<CrmRecordDoc>;
   webhooks: Collection<WebhookDoc>;
+  outbox: Collection<OutboxDoc>;
   counters: Collection<CounterDoc>;
 }
 
@@ -67,6 +69,11 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     { key: { connectionId: 1, kind: 1, companyDomain: 1 } },
   ],
   webhooks: [{ key: { ownerId: 1, createdAt: -1 } }],
+  outbox: [
+    { key: { messageId: 1 }, unique: true },
+    { key: { webhookId: 1, recordingId: 1 }, unique: true, partialFilterExpression: { kind: 'webhook_event' } },
+    { key: { status: 1, nextAttemptAt: 1 } },
+  ],
   counters: [],
 };
 

@@ -221,3 +221,27 @@ export interface CounterDoc {
   _id: string;
   value: number;
 }
+
+export type OutboxKind = 'webhook_event' | 'transcript_delivery' | 'summary_delivery';
+export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+
+/**
+ * One message to push to a URL: a webhook event or an asynchronous delivery of a transcript or
+ * summary. The delivery worker claims pending messages whose `nextAttemptAt` has come.
+ */
+export interface OutboxDoc {
+  _id: ObjectId;
+  /** Standard Webhooks `webhook-id`: the same on every attempt. */
+  messageId: string;
+  kind: OutboxKind;
+  recordingId: number;
+  /** For webhook events: the webhook; (webhookId, recordingId) is unique so an event exists once. */
+  webhookId: ObjectId | null;
+  /** Who asked for it (the webhook owner, or the caller of a delivery). */
+  requestedBy: ObjectId;
+  destinationUrl: string;
+  status: OutboxStatus;
+  attempts: number;
+  nextAttemptAt: Date;
+  createdAt: Date;
+}

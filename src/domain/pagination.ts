@@ -1,0 +1,139 @@
+/**
+ * Keyset pagination shared by every list. A cursor is opaque base64url JSON that names the list
+ * it belongs to, a fingerprint of the filter it was made under, and the sort values of the last
+ * row served. A cursor that does not decode, or belongs to another list or filter, is refused.
+ */
+import { createHash } from 'node:crypto';
+import { type Collection, type Document, type Filter, ObjectId, type Sort, type WithId } from 'mongodb';
+import { DomainError } from './errors.js';
+
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 100;
+
+/** One list's order: fields with directions, the last of which is unique. */
+export type KeysetOrder = readonly (readonly [field: string, direction: 1 | -1])[];
+
+export interface PageRequest {
+  first?: number | null;
+  after?: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Cursor of each item, for Relay edges. */
+  cursors: string[];
+  hasNextPage: boolean;
+  limit: number;
+}
+
+type CursorValue = string | number | { $date: string } | { $oid: string } | null;
+
+interface CursorBody {
+  l: string;
+  f: string;
+  v: CursorValue[];
+}
+
+function fingerprint(filter: unknown): string {
+  return createHash('sha256').update(JSON.stringify(filter)).digest('base64url').slice(0, 12);
+}
+
+function encodeValue(value: unknown): CursorValue {
+  if (value instanceof Date) return { $date: value.toISOString() };
+  if (value && typeof value === 'object' && 'toHexString' in value) return { $oid: (value as { toHexString(): string }).toHexString() };
+  return value as CursorValue;
+}
+
+export function pageSize(first: number | null | undefined): number {
+  const size = first ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
+    throw new DomainError('BAD_USER_INPUT', `The page size must be an integer from 1 to ${MAX_PAGE_SIZE}.`);
+  }
+  return size;
+}
+
+const invalid = () => new DomainError('BAD_USER_INPUT', 'The cursor is not valid.');
+
+/** Only plain values come back out of a cursor: never an operator object a client slipped in. */
+function decodeValue(value: CursorValue): unknown {
+  if (value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) return value;
+  if (typeof value === 'object' && Object.keys(value).length === 1) {
+    if ('$date' in value && typeof value.$date === 'string') {
+      const date = new Date(value.$date);
+      if (!Number.isNaN(date.getTime())) return date;
+    }
+    if ('$oid' in value && typeof value.$oid === 'string' && /^[0-9a-f]{24}$/.test(value.$oid)) return new ObjectId(value.$oid);
+  }
+  throw invalid();
+}
+
+/** A cursor for one list; `filterKey` is whatever identifies the list's filter (it is hashed). */
+export class Keyset {
+  private readonly print: string;
+
+  constructor(
+    private readonly list: string,
+    private readonly order: KeysetOrder,
+    filterKey: unknown,
+  ) {
+    this.print = fingerprint(filterKey);
+  }
+
+  get sort(): Sort {
+    return Object.fromEntries(this.order);
+  }
+
+  cursorOf(row: Document): string {
+    const body: CursorBody = { l: this.list, f: this.print, v: this.order.map(([field]) => encodeValue(row[field])) };
+    return Buffer.from(JSON.stringify(body)).toString('base64url');
+  }
+
+  /** The filter that selects the rows after `cursor`, or {} without a cursor. */
+  after(cursor: string | null | undefined): Filter<Document> {
+    if (!cursor) return {};
+    const values = this.decode(cursor).map(decodeValue);
+    // (a < x) or (a = x and b < y) or ... for descending fields; > for ascending.
+    const branches = this.order.map(([field, direction], i) => {
+      const branch: Document = {};
+      for (let j = 0; j < i; j++) branch[this.order[j]![0]] = values[j];
+      branch[field] = { [direction === -1 ? '$lt' : '$gt']: values[i] };
+      return branch;
+    });
+    return { $or: branches };
+  }
+
+  private decode(cursor: string): CursorValue[] {
+    let body: CursorBody;
+    try {
+      body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorBody;
+    } catch {
+      throw invalid();
+    }
+    if (!body || typeof body !== 'object' || body.l !== this.list || !Array.isArray(body.v) || body.v.length !== this.order.length) {
+      throw new DomainError('BAD_USER_INPUT', 'The cursor is not valid for this list.');
+    }
+    if (body.f !== this.print) throw new DomainError('BAD_USER_INPUT', 'The cursor was made for other filters.');
+    return body.v;
+  }
+}
+
+/** One page of `collection` under `filter`, in the keyset's order, after the request's cursor. */
+export async function findPage<T extends Document>(
+  collection: Collection<T>,
+  keyset: Keyset,
+  filter: Filter<T>,
+  request: PageRequest,
+): Promise<Page<WithId<T>>> {
+  const limit = pageSize(request.first);
+  const rows = await collection
+    .find({ $and: [filter, keyset.after(request.after)] } as Filter<T>)
+    .sort(keyset.sort)
+    .limit(limit + 1)
+    .toArray();
+  const items = rows.slice(0, limit);
+  return { items, cursors: items.map((row) => keyset.cursorOf(row)), hasNextPage: rows.length > limit, limit };
+}
+
+export function emptyPage<T>(request: PageRequest): Page<T> {
+  return { items: [], cursors: [], hasNextPage: false, limit: pageSize(request.first) };
+}

@@ -1,0 +1,303 @@
+// Query execution on top of mingo: filter compilation, a tiny planner that uses hash indexes for
+// equality/$in on a single indexed field, sorting with mongod's BSON order, projection, pipelines.
+import { Aggregator } from 'mingo/aggregator';
+import { Context, ProcessingMode } from 'mingo/core';
+import * as accumulatorOperators from 'mingo/operators/accumulator';
+import * as expressionOperators from 'mingo/operators/expression';
+import * as pipelineOperators from 'mingo/operators/pipeline';
+import * as projectionOperators from 'mingo/operators/projection';
+import * as queryOperators from 'mingo/operators/query';
+import * as windowOperators from 'mingo/operators/window';
+import { Query } from 'mingo/query';
+import type { Options } from 'mingo/types';
+import { resolve } from 'mingo/util';
+import { badValue, toCommandError } from './errors.js';
+import type { Collection } from './storage.js';
+import { cloneValue, compareValues, type Document, isPlainObject, keyString, MISSING, pathValues } from './values.js';
+
+type Predicate = (obj: unknown) => boolean;
+type QueryOperatorFn = (selector: string, value: unknown, options: Options) => Predicate;
+
+/**
+ * `$in` compiled once into a hash set of canonical keys. mingo's own `$in` rebuilds a hash map for
+ * every document tested, which is quadratic for large key lists.
+ */
+function compileIn(selector: string, value: unknown): Predicate {
+  if (!Array.isArray(value)) throw badValue('$in needs an array');
+  const keys = new Set<string>();
+  const regexes: RegExp[] = [];
+  for (const v of value) {
+    if (v instanceof RegExp) regexes.push(v);
+    else if (isPlainObject(v) && Object.keys(v).some((k) => k.startsWith('$'))) {
+      throw badValue('cannot nest $ under $in');
+    } else keys.add(keyString(v));
+  }
+  const hasNull = keys.has('z');
+  const matchOne = (v: unknown): boolean => {
+    if (keys.has(keyString(v))) return true;
+    if (regexes.length > 0 && typeof v === 'string') {
+      for (const re of regexes) {
+        re.lastIndex = 0;
+        if (re.test(v)) return true;
+      }
+    }
+    return false;
+  };
+  return (obj: unknown) => {
+    const lhs = resolve(obj as Document, selector, { unwrapArray: true });
+    if (lhs === undefined || lhs === null) return hasNull;
+    if (matchOne(lhs)) return true;
+    if (Array.isArray(lhs)) {
+      for (const el of lhs) {
+        if (matchOne(el)) return true;
+        if (Array.isArray(el)) for (const inner of el) if (matchOne(inner)) return true;
+      }
+    }
+    return false;
+  };
+}
+
+const $in: QueryOperatorFn = (selector, value) => compileIn(selector, value);
+const $nin: QueryOperatorFn = (selector, value) => {
+  const inner = compileIn(selector, value);
+  return (obj) => !inner(obj);
+};
+
+const CONTEXT = Context.init({
+  accumulator: accumulatorOperators,
+  expression: expressionOperators,
+  pipeline: pipelineOperators,
+  projection: projectionOperators,
+  query: { ...queryOperators, $in, $nin } as unknown as typeof queryOperators,
+  window: windowOperators,
+});
+
+export interface MingoExtras {
+  variables?: Document;
+  collectionResolver?: (name: string) => Document[];
+}
+
+export function mingoOptions(extras: MingoExtras = {}): Options {
+  const opts: Record<string, unknown> = {
+    context: CONTEXT,
+    idKey: '_id',
+    useStrictMode: true,
+    scriptEnabled: false,
+    failOnError: true,
+    processingMode: ProcessingMode.CLONE_OFF,
+  };
+  if (extras.variables) opts.variables = extras.variables;
+  if (extras.collectionResolver) opts.collectionResolver = extras.collectionResolver;
+  return opts as unknown as Options;
+}
+
+export interface Matcher {
+  test(doc: Document): boolean;
+}
+
+const MATCH_ALL: Matcher = { test: () => true };
+
+export function compileFilter(filter: unknown, extras?: MingoExtras): Matcher {
+  if (filter === undefined || filter === null) return MATCH_ALL;
+  if (!isPlainObject(filter)) throw badValue('query filter must be an object');
+  if (Object.keys(filter).length === 0) return MATCH_ALL;
+  try {
+    const query = new Query(filter, mingoOptions(extras));
+    return {
+      test: (doc) => {
+        try {
+          return query.test(doc);
+        } catch (err) {
+          throw toCommandError(err);
+        }
+      },
+    };
+  } catch (err) {
+    throw toCommandError(err);
+  }
+}
+
+function isIndexableScalar(v: unknown): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return !Number.isNaN(v);
+    case 'object': {
+      if (v === null || Array.isArray(v) || v instanceof RegExp) return false;
+      if (v instanceof Date) return true;
+      const tag = (v as { _bsontype?: string })._bsontype;
+      return tag === 'ObjectId' || tag === 'Long' || tag === 'Int32' || tag === 'Double';
+    }
+    default:
+      return false;
+  }
+}
+
+/** Values a condition requires by plain equality / `$eq` / `$in`, or null when not index-friendly. */
+function equalityValues(cond: unknown): unknown[] | null {
+  if (isIndexableScalar(cond)) return [cond];
+  if (!isPlainObject(cond)) return null;
+  const keys = Object.keys(cond);
+  if (keys.length !== 1) return null;
+  const v = cond[keys[0]!];
+  if (keys[0] === '$eq') return isIndexableScalar(v) ? [v] : null;
+  if (keys[0] === '$in') return Array.isArray(v) && v.every(isIndexableScalar) ? v : null;
+  return null;
+}
+
+export interface MatchOptions {
+  /** Stop after this many matches (only meaningful when no sort is applied afterwards). */
+  limit?: number;
+  extras?: MingoExtras;
+}
+
+export interface Match {
+  seq: number;
+  doc: Document;
+}
+
+/**
+ * Returns matching documents in natural (insertion) order. Equality or `$in` on a field with a
+ * single-field index (always true for `_id`) is answered from the hash index; the rest of the filter
+ * is then checked with mingo. Otherwise the collection is scanned.
+ */
+export function matchDocuments(coll: Collection | undefined, filter: unknown, options: MatchOptions = {}): Match[] {
+  const out: Match[] = [];
+  if (!coll) {
+    compileFilter(filter, options.extras); // still validate
+    return out;
+  }
+  const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Number.POSITIVE_INFINITY;
+  let candidates: number[] | null = null;
+  let residualFilter: unknown = filter;
+  if (isPlainObject(filter)) {
+    let best: { field: string; seqs: Set<number>; size: number } | null = null;
+    for (const [field, cond] of Object.entries(filter)) {
+      if (field.startsWith('$')) continue;
+      const values = equalityValues(cond);
+      if (!values) continue;
+      const index = coll.equalityIndex(field);
+      if (!index) continue;
+      let size = 0;
+      const keys = values.map((v) => keyString(v));
+      for (const k of keys) size += index.count(k);
+      if (best && best.size <= size) continue;
+      const seqs = new Set<number>();
+      for (const k of keys) for (const seq of index.lookup(k)) seqs.add(seq);
+      best = { field, seqs, size };
+    }
+    if (best) {
+      candidates = [...best.seqs].sort((a, b) => a - b);
+      if (!best.field.includes('.')) {
+        const rest: Document = { ...filter };
+        delete rest[best.field];
+        residualFilter = rest;
+      }
+    }
+  }
+  const matcher = compileFilter(residualFilter, options.extras);
+  if (candidates) {
+    for (const seq of candidates) {
+      const doc = coll.docs.get(seq);
+      if (doc && matcher.test(doc)) {
+        out.push({ seq, doc });
+        if (out.length >= limit) break;
+      }
+    }
+    return out;
+  }
+  for (const [seq, doc] of coll.docs) {
+    if (matcher.test(doc)) {
+      out.push({ seq, doc });
+      if (out.length >= limit) break;
+    }
+  }
+  return out;
+}
+
+type SortKey = { path: string; dir: 1 | -1 };
+
+/** Validates a sort spec; returns null for "natural order", or the list of keys. */
+export function parseSort(spec: unknown): { keys: SortKey[]; natural: 1 | -1 } | null {
+  if (spec === undefined || spec === null) return null;
+  if (!isPlainObject(spec)) throw badValue('sort must be an object');
+  const keys: SortKey[] = [];
+  let natural: 1 | -1 = 1;
+  for (const [path, raw] of Object.entries(spec)) {
+    const dir = typeof raw === 'number' ? raw : Number(raw);
+    if (isPlainObject(raw)) throw badValue(`$meta sort by ${JSON.stringify(raw)} is not supported`);
+    if (dir !== 1 && dir !== -1) {
+      throw badValue('$sort key ordering must be 1 (for ascending) or -1 (for descending)');
+    }
+    if (path === '$natural') natural = dir;
+    else keys.push({ path, dir });
+  }
+  if (keys.length === 0 && natural === 1) return null;
+  return { keys, natural };
+}
+
+function sortValue(doc: Document, path: string, dir: 1 | -1): unknown {
+  const values = pathValues(doc, path);
+  let best: unknown = MISSING;
+  let first = true;
+  for (let v of values) {
+    if (Array.isArray(v) && v.length === 0) v = MISSING;
+    if (first) {
+      best = v;
+      first = false;
+    } else {
+      const c = compareValues(v, best);
+      if ((dir === 1 && c < 0) || (dir === -1 && c > 0)) best = v;
+    }
+  }
+  return best;
+}
+
+/** Stable sort with mongod semantics (arrays sort by their min/max element, missing == null). */
+export function sortMatches<T extends { doc: Document }>(items: T[], spec: unknown): T[] {
+  const parsed = parseSort(spec);
+  if (!parsed) return items;
+  if (parsed.keys.length === 0) return parsed.natural === -1 ? items.slice().reverse() : items;
+  const base = parsed.natural === -1 ? items.slice().reverse() : items;
+  const decorated = base.map((item) => ({
+    item,
+    keys: parsed.keys.map((k) => sortValue(item.doc, k.path, k.dir)),
+  }));
+  decorated.sort((a, b) => {
+    for (let i = 0; i < parsed.keys.length; i++) {
+      const c = compareValues(a.keys[i], b.keys[i]);
+      if (c !== 0) return c * parsed.keys[i]!.dir;
+    }
+    return 0;
+  });
+  return decorated.map((d) => d.item);
+}
+
+/** Compiles a find-style projection into a per-document transform (documents are copied first). */
+export function compileProjection(projection: unknown): ((doc: Document) => Document) | undefined {
+  if (projection === undefined || projection === null) return undefined;
+  if (!isPlainObject(projection)) throw badValue('projection must be an object');
+  if (Object.keys(projection).length === 0) return undefined;
+  const aggregator = new Aggregator([{ $project: projection }], mingoOptions());
+  const transform = (doc: Document): Document => {
+    try {
+      return aggregator.run([cloneValue(doc)])[0] as Document;
+    } catch (err) {
+      throw toCommandError(err);
+    }
+  };
+  transform({}); // surface invalid projections at compile time
+  return transform;
+}
+
+/** Runs an aggregation pipeline with mingo. Input documents are cloned so stages cannot alter storage. */
+export function runPipeline(input: Document[], pipeline: Document[], extras: MingoExtras = {}): Document[] {
+  try {
+    const opts = { ...(mingoOptions(extras) as unknown as Document), processingMode: ProcessingMode.CLONE_INPUT };
+    return new Aggregator(pipeline, opts as unknown as Options).run(input) as Document[];
+  } catch (err) {
+    throw toCommandError(err);
+  }
+}

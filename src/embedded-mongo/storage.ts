@@ -1,0 +1,324 @@
+// In-memory storage: engine → databases → collections → documents (+ index metadata and entries).
+// Stored documents are never mutated in place: updates build a new object and swap it in, so
+// cursors holding references keep a consistent snapshot of each document.
+import { UUID } from 'bson';
+import { CursorManager } from './cursors.js';
+import { CommandError, DuplicateKeyError, ErrorCode } from './errors.js';
+import {
+  defaultIndexName,
+  ID_INDEX_NAME,
+  Index,
+  type IndexKey,
+  type IndexSpec,
+  sameIndexOptions,
+  validateKeyPattern,
+} from './indexes.js';
+import { compileFilter } from './query.js';
+import { type Document, isPlainObject, keyString } from './values.js';
+
+export function validateDbName(name: string): void {
+  if (name.length === 0 || name.length > 63 || /[/\\. "$*<>:|?\0]/.test(name)) {
+    throw new CommandError(ErrorCode.InvalidNamespace, `Invalid database name: '${name}'`);
+  }
+}
+
+export function validateCollectionName(dbName: string, name: unknown): asserts name is string {
+  if (typeof name !== 'string') {
+    throw new CommandError(ErrorCode.InvalidNamespace, `collection name has invalid type ${typeof name}`);
+  }
+  if (name.length === 0 || name.includes('\0') || name.startsWith('.') || name.includes('$')) {
+    throw new CommandError(ErrorCode.InvalidNamespace, `Invalid namespace specified '${dbName}.${name}'`);
+  }
+}
+
+export class Collection {
+  readonly dbName: string;
+  readonly name: string;
+  readonly uuid = new UUID();
+  readonly options: Document;
+  /** Record id → document, in insertion (natural) order. */
+  readonly docs = new Map<number, Document>();
+  readonly indexes = new Map<string, Index>();
+  private nextSeq = 1;
+
+  constructor(dbName: string, name: string, options: Document = {}) {
+    this.dbName = dbName;
+    this.name = name;
+    this.options = options;
+    this.indexes.set(ID_INDEX_NAME, new Index({ v: 2, key: { _id: 1 }, name: ID_INDEX_NAME, unique: true }));
+  }
+
+  get ns(): string {
+    return `${this.dbName}.${this.name}`;
+  }
+
+  get count(): number {
+    return this.docs.size;
+  }
+
+  /** A non-partial single-field index on `field`, usable for equality lookups. */
+  equalityIndex(field: string): Index | undefined {
+    if (field === '_id') return this.indexes.get(ID_INDEX_NAME);
+    for (const index of this.indexes.values()) if (index.servesEquality(field)) return index;
+    return undefined;
+  }
+
+  private duplicateKey(index: Index, key: IndexKey): DuplicateKeyError {
+    return new DuplicateKeyError(
+      `E11000 duplicate key error collection: ${this.ns} index: ${index.name} dup key: ${index.formatKey(key.values)}`,
+      { ...index.spec.key },
+      index.keyValue(key.values),
+    );
+  }
+
+  /** Inserts a document that already has an `_id`. Throws DuplicateKeyError on unique violations. */
+  insert(doc: Document): number {
+    const allKeys: IndexKey[][] = [];
+    for (const index of this.indexes.values()) {
+      const keys = index.keysFor(doc);
+      const conflict = index.conflict(keys);
+      if (conflict) throw this.duplicateKey(index, conflict);
+      allKeys.push(keys);
+    }
+    const seq = this.nextSeq++;
+    this.docs.set(seq, doc);
+    let i = 0;
+    for (const index of this.indexes.values()) index.add(seq, allKeys[i++]!);
+    return seq;
+  }
+
+  /** Replaces the document stored under `seq` keeping its natural-order position. */
+  replace(seq: number, doc: Document): void {
+    const old = this.docs.get(seq);
+    if (!old) throw new CommandError(ErrorCode.InternalError, `record ${seq} vanished`);
+    const changes: Array<{ index: Index; oldKeys: IndexKey[]; newKeys: IndexKey[] }> = [];
+    for (const index of this.indexes.values()) {
+      const oldKeys = index.keysFor(old);
+      const newKeys = index.keysFor(doc);
+      if (sameKeys(oldKeys, newKeys)) continue;
+      const conflict = index.conflict(newKeys, seq);
+      if (conflict) throw this.duplicateKey(index, conflict);
+      changes.push({ index, oldKeys, newKeys });
+    }
+    for (const { index, oldKeys, newKeys } of changes) {
+      index.remove(seq, oldKeys);
+      index.add(seq, newKeys);
+    }
+    this.docs.set(seq, doc);
+  }
+
+  delete(seq: number): void {
+    const old = this.docs.get(seq);
+    if (!old) return;
+    for (const index of this.indexes.values()) index.remove(seq, index.keysFor(old));
+    this.docs.delete(seq);
+  }
+
+  findIndex(nameOrKey: string | Document): Index | undefined {
+    if (typeof nameOrKey === 'string') return this.indexes.get(nameOrKey);
+    const wanted = keyString(nameOrKey);
+    for (const index of this.indexes.values()) if (keyString(index.spec.key) === wanted) return index;
+    return undefined;
+  }
+
+  /**
+   * Creates an index from a createIndexes spec. Returns false when an identical index exists.
+   * Building a unique index over existing duplicates fails with E11000 and leaves nothing behind.
+   */
+  createIndex(raw: Document): boolean {
+    const spec = normalizeIndexSpec(raw);
+    const specKey = keyString(spec.key);
+    const sameName = this.indexes.get(spec.name);
+    if (sameName) {
+      if (keyString(sameName.spec.key) !== specKey) {
+        throw new CommandError(
+          ErrorCode.IndexKeySpecsConflict,
+          `An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameName.spec)}`,
+        );
+      }
+      if (!sameIndexOptions(sameName.spec, spec)) {
+        throw new CommandError(
+          ErrorCode.IndexOptionsConflict,
+          `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameName.spec)}`,
+        );
+      }
+      return false;
+    }
+    for (const index of this.indexes.values()) {
+      if (keyString(index.spec.key) !== specKey) continue;
+      if (sameIndexOptions(index.spec, spec)) {
+        throw new CommandError(
+          ErrorCode.IndexOptionsConflict,
+          `Index already exists with a different name: ${index.name}`,
+        );
+      }
+      if (keyString(index.spec.partialFilterExpression) === keyString(spec.partialFilterExpression)) {
+        throw new CommandError(
+          ErrorCode.IndexOptionsConflict,
+          `An existing index has the same key pattern but different options: ${index.name}`,
+        );
+      }
+    }
+    let partial: ((doc: Document) => boolean) | undefined;
+    if (spec.partialFilterExpression !== undefined) {
+      if (!isPlainObject(spec.partialFilterExpression)) {
+        throw new CommandError(ErrorCode.TypeMismatch, 'partialFilterExpression must be an object');
+      }
+      const matcher = compileFilter(spec.partialFilterExpression);
+      partial = (doc) => matcher.test(doc);
+    }
+    const index = new Index(spec, partial);
+    for (const [seq, doc] of this.docs) {
+      const keys = index.keysFor(doc);
+      const conflict = index.conflict(keys, seq);
+      if (conflict) {
+        index.clear();
+        throw this.duplicateKey(index, conflict);
+      }
+      index.add(seq, keys);
+    }
+    this.indexes.set(spec.name, index);
+    return true;
+  }
+
+  dropIndex(name: string): void {
+    if (name === ID_INDEX_NAME) throw new CommandError(ErrorCode.InvalidOptions, 'cannot drop _id index');
+    if (!this.indexes.delete(name)) {
+      throw new CommandError(ErrorCode.IndexNotFound, `index not found with name [${name}]`);
+    }
+  }
+
+  /** Removes all documents (indexes stay defined). */
+  truncate(): void {
+    this.docs.clear();
+    for (const index of this.indexes.values()) index.clear();
+  }
+
+  indexSpecs(): IndexSpec[] {
+    return [...this.indexes.values()].map((index) => index.spec);
+  }
+}
+
+function sameKeys(a: IndexKey[], b: IndexKey[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.key !== b[i]!.key) return false;
+  return true;
+}
+
+const SPEC_OPTION_WHITELIST = new Set([
+  'unique',
+  'sparse',
+  'partialFilterExpression',
+  'expireAfterSeconds',
+  'hidden',
+  'collation',
+  'weights',
+  'default_language',
+  'language_override',
+  'textIndexVersion',
+  '2dsphereIndexVersion',
+  'bits',
+  'min',
+  'max',
+  'wildcardProjection',
+  'storageEngine',
+]);
+
+export function normalizeIndexSpec(raw: Document): IndexSpec {
+  if (!isPlainObject(raw)) throw new CommandError(ErrorCode.TypeMismatch, 'index specification must be an object');
+  validateKeyPattern(raw.key);
+  const name = raw.name === undefined ? defaultIndexName(raw.key) : raw.name;
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new CommandError(ErrorCode.BadValue, 'The index name must be a non-empty string');
+  }
+  const spec: IndexSpec = { v: 2, key: { ...raw.key }, name };
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === 'key' || k === 'name' || k === 'v' || k === 'ns' || k === 'background') continue;
+    if (!SPEC_OPTION_WHITELIST.has(k)) {
+      throw new CommandError(ErrorCode.InvalidOptions, `The field '${k}' is not valid for an index specification.`);
+    }
+    if ((k === 'unique' || k === 'sparse') && !v) continue;
+    spec[k] = k === 'unique' || k === 'sparse' ? true : v;
+  }
+  if (name === ID_INDEX_NAME && keyString(spec.key) !== keyString({ _id: 1 })) {
+    throw new CommandError(ErrorCode.BadValue, "The index name '_id_' is reserved for the _id index");
+  }
+  return spec;
+}
+
+export class Database {
+  readonly name: string;
+  readonly collections = new Map<string, Collection>();
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  collection(name: string): Collection | undefined {
+    return this.collections.get(name);
+  }
+
+  /** Returns the collection, creating it implicitly (as inserts/upserts/createIndexes do). */
+  ensureCollection(name: string): { collection: Collection; created: boolean } {
+    const existing = this.collections.get(name);
+    if (existing) return { collection: existing, created: false };
+    validateCollectionName(this.name, name);
+    const collection = new Collection(this.name, name);
+    this.collections.set(name, collection);
+    return { collection, created: true };
+  }
+
+  createCollection(name: string, options: Document): Collection {
+    validateCollectionName(this.name, name);
+    if (this.collections.has(name)) {
+      throw new CommandError(ErrorCode.NamespaceExists, `Collection ${this.name}.${name} already exists.`);
+    }
+    const collection = new Collection(this.name, name, options);
+    this.collections.set(name, collection);
+    return collection;
+  }
+
+  dropCollection(name: string): Collection | undefined {
+    const existing = this.collections.get(name);
+    this.collections.delete(name);
+    return existing;
+  }
+}
+
+export class Engine {
+  readonly databases = new Map<string, Database>();
+  readonly cursors = new CursorManager();
+  readonly startedAt = new Date();
+  private nextConnectionId = 1;
+
+  db(name: string): Database {
+    let db = this.databases.get(name);
+    if (!db) {
+      validateDbName(name);
+      db = new Database(name);
+      this.databases.set(name, db);
+    }
+    return db;
+  }
+
+  /** Database lookup without creating it. */
+  existingDb(name: string): Database | undefined {
+    return this.databases.get(name);
+  }
+
+  collection(dbName: string, collName: string): Collection | undefined {
+    return this.databases.get(dbName)?.collection(collName);
+  }
+
+  dropDatabase(name: string): void {
+    this.databases.delete(name);
+  }
+
+  allocateConnectionId(): number {
+    return this.nextConnectionId++;
+  }
+
+  close(): void {
+    this.cursors.close();
+  }
+}

@@ -1,0 +1,441 @@
+// Helpers for BSON values as they appear after `BSON.deserialize`: plain objects, arrays, JS primitives,
+// Date, RegExp and the `bson` classes (ObjectId, Long, Decimal128, Binary, Timestamp, ...).
+
+export type Document = Record<string, unknown>;
+
+/** Marker for a missing field (distinct from `null`). */
+export const MISSING: unique symbol = Symbol('missing');
+
+export function isPlainObject(value: unknown): value is Document {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function bsonTypeOf(value: object): string | undefined {
+  const tag = (value as { _bsontype?: unknown })._bsontype;
+  return typeof tag === 'string' ? tag : undefined;
+}
+
+/**
+ * Deep copy of a document/value. Plain objects, arrays and Dates are copied; BSON class instances
+ * (ObjectId, Long, Decimal128, ...) are immutable in practice and shared.
+ */
+export function cloneValue<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = cloneValue(value[i]);
+    return out as T;
+  }
+  if (value instanceof Date) return new Date(value.getTime()) as T;
+  if (isPlainObject(value)) {
+    const out: Document = {};
+    for (const key of Object.keys(value)) out[key] = cloneValue(value[key]);
+    return out as T;
+  }
+  return value;
+}
+
+/** Returns a copy of `doc` with `_id` moved to the first position (mongod always stores `_id` first). */
+export function idFirst(doc: Document): Document {
+  const keys = Object.keys(doc);
+  if (keys.length === 0 || keys[0] === '_id' || !('_id' in doc)) return doc;
+  const out: Document = { _id: doc._id };
+  for (const key of keys) if (key !== '_id') out[key] = doc[key];
+  return out;
+}
+
+function asNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number(value);
+  if (value !== null && typeof value === 'object') {
+    switch (bsonTypeOf(value)) {
+      case 'Long':
+        return (value as { toNumber(): number }).toNumber();
+      case 'Int32':
+      case 'Double':
+        return (value as { valueOf(): number }).valueOf();
+      case 'Decimal128':
+        return Number.parseFloat(String(value));
+    }
+  }
+  return undefined;
+}
+
+/** True for values MongoDB treats as numbers (JS numbers and the numeric BSON wrappers). */
+export function isNumeric(value: unknown): boolean {
+  return asNumber(value) !== undefined;
+}
+
+/**
+ * Canonical string for hashing/equality with MongoDB semantics: numbers of different BSON types
+ * compare equal by value, objects are key-order sensitive, missing/undefined is treated as null.
+ */
+export function keyString(value: unknown): string {
+  if (value === null || value === undefined || value === MISSING) return 'z';
+  switch (typeof value) {
+    case 'number':
+      return value === 0 ? 'n0' : `n${value}`;
+    case 'string':
+      return `s${JSON.stringify(value)}`;
+    case 'boolean':
+      return value ? 't' : 'f';
+    case 'bigint':
+      return `n${value}`;
+    case 'object':
+      break;
+    default:
+      return `?${String(value)}`;
+  }
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      out += keyString(value[i]);
+    }
+    return `${out}]`;
+  }
+  if (value instanceof Date) return `d${value.getTime()}`;
+  if (value instanceof RegExp) return `r${JSON.stringify(`${value.source}/${value.flags}`)}`;
+  const tag = bsonTypeOf(value);
+  if (tag === undefined) {
+    const obj = value as Document;
+    let out = '{';
+    let first = true;
+    for (const key of Object.keys(obj)) {
+      if (obj[key] === undefined) continue;
+      if (!first) out += ',';
+      first = false;
+      out += `${JSON.stringify(key)}:${keyString(obj[key])}`;
+    }
+    return `${out}}`;
+  }
+  switch (tag) {
+    case 'ObjectId':
+      return `o${(value as { toHexString(): string }).toHexString()}`;
+    case 'Long': {
+      const long = value as { toNumber(): number; toString(): string };
+      const n = long.toNumber();
+      return Number.isSafeInteger(n) ? keyString(n) : `n${long.toString()}`;
+    }
+    case 'Int32':
+    case 'Double':
+    case 'Decimal128':
+      return keyString(asNumber(value));
+    case 'Binary': {
+      const bin = value as { sub_type: number; toString(enc: 'base64'): string };
+      return `x${bin.sub_type}:${bin.toString('base64')}`;
+    }
+    case 'Timestamp':
+      return `T${String(value)}`;
+    case 'MinKey':
+      return '-';
+    case 'MaxKey':
+      return '+';
+    case 'BSONRegExp': {
+      const re = value as { pattern: string; options: string };
+      return `r${JSON.stringify(`${re.pattern}/${re.options}`)}`;
+    }
+    case 'BSONSymbol':
+      return `s${JSON.stringify(String(value))}`;
+    case 'Code':
+      return `c${JSON.stringify((value as { code: string }).code)}`;
+    default:
+      return `?${tag}:${JSON.stringify(value)}`;
+  }
+}
+
+/** MongoDB's canonical BSON type ordering used for sorting mixed types. */
+export function typeOrder(value: unknown): number {
+  if (value === undefined || value === null || value === MISSING) return 2;
+  switch (typeof value) {
+    case 'number':
+    case 'bigint':
+      return 3;
+    case 'string':
+      return 4;
+    case 'boolean':
+      return 9;
+  }
+  if (Array.isArray(value)) return 6;
+  if (value instanceof Date) return 10;
+  if (value instanceof RegExp) return 12;
+  const tag = typeof value === 'object' ? bsonTypeOf(value as object) : undefined;
+  switch (tag) {
+    case undefined:
+      return 5;
+    case 'MinKey':
+      return 1;
+    case 'Long':
+    case 'Int32':
+    case 'Double':
+    case 'Decimal128':
+      return 3;
+    case 'BSONSymbol':
+      return 4;
+    case 'Binary':
+      return 7;
+    case 'ObjectId':
+      return 8;
+    case 'Timestamp':
+      return 11;
+    case 'BSONRegExp':
+      return 12;
+    case 'MaxKey':
+      return 13;
+    default:
+      return 5;
+  }
+}
+
+function cmp<T>(a: T, b: T): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Total order over BSON values, following mongod's comparison rules (for sorting). */
+export function compareValues(a: unknown, b: unknown): number {
+  const ta = typeOrder(a);
+  const tb = typeOrder(b);
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  switch (ta) {
+    case 1:
+    case 2:
+    case 13:
+      return 0;
+    case 3: {
+      const la = a as { _bsontype?: string; compare?(o: unknown): number };
+      if (la?._bsontype === 'Long' && (b as { _bsontype?: string })?._bsontype === 'Long') {
+        return la.compare!(b);
+      }
+      const na = asNumber(a) as number;
+      const nb = asNumber(b) as number;
+      if (Number.isNaN(na)) return Number.isNaN(nb) ? 0 : -1;
+      if (Number.isNaN(nb)) return 1;
+      return cmp(na, nb);
+    }
+    case 4:
+      return cmp(String(a), String(b));
+    case 5: {
+      const oa = a as Document;
+      const ob = b as Document;
+      const ka = Object.keys(oa);
+      const kb = Object.keys(ob);
+      const n = Math.min(ka.length, kb.length);
+      for (let i = 0; i < n; i++) {
+        const va = oa[ka[i]!];
+        const vb = ob[kb[i]!];
+        const t = cmp(typeOrder(va), typeOrder(vb));
+        if (t !== 0) return t;
+        const k = cmp(ka[i]!, kb[i]!);
+        if (k !== 0) return k;
+        const v = compareValues(va, vb);
+        if (v !== 0) return v;
+      }
+      return cmp(ka.length, kb.length);
+    }
+    case 6: {
+      const xa = a as unknown[];
+      const xb = b as unknown[];
+      const n = Math.min(xa.length, xb.length);
+      for (let i = 0; i < n; i++) {
+        const v = compareValues(xa[i], xb[i]);
+        if (v !== 0) return v;
+      }
+      return cmp(xa.length, xb.length);
+    }
+    case 7: {
+      const ba = a as { sub_type: number; length(): number; toString(enc: 'hex'): string };
+      const bb = b as typeof ba;
+      return (
+        cmp(ba.length(), bb.length()) || cmp(ba.sub_type, bb.sub_type) || cmp(ba.toString('hex'), bb.toString('hex'))
+      );
+    }
+    case 8:
+      return cmp(
+        (a as { toHexString(): string }).toHexString(),
+        (b as { toHexString(): string }).toHexString(),
+      );
+    case 9:
+      return cmp(Number(a), Number(b));
+    case 10:
+      return cmp((a as Date).getTime(), (b as Date).getTime());
+    case 11: {
+      const ta2 = a as { t: number; i: number };
+      const tb2 = b as { t: number; i: number };
+      return cmp(ta2.t, tb2.t) || cmp(ta2.i, tb2.i);
+    }
+    case 12:
+      return cmp(String(a), String(b));
+    default:
+      return cmp(keyString(a), keyString(b));
+  }
+}
+
+/** Equality with MongoDB semantics (numeric types compare by value, key order matters). */
+export function valuesEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return keyString(a) === keyString(b);
+}
+
+/** Human-readable rendering close to mongod's error messages, e.g. `{ email: "a@b.c" }`. */
+export function formatValue(value: unknown): string {
+  if (value === undefined || value === MISSING) return 'undefined';
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(value);
+    case 'object':
+      break;
+    default:
+      return String(value);
+  }
+  if (Array.isArray(value)) {
+    return value.length === 0 ? '[]' : `[ ${value.map(formatValue).join(', ')} ]`;
+  }
+  if (value instanceof Date) return `new Date(${value.getTime()})`;
+  if (value instanceof RegExp) return String(value);
+  const tag = bsonTypeOf(value);
+  if (tag === undefined) {
+    const entries = Object.entries(value as Document);
+    if (entries.length === 0) return '{}';
+    return `{ ${entries.map(([k, v]) => `${k}: ${formatValue(v)}`).join(', ')} }`;
+  }
+  switch (tag) {
+    case 'ObjectId':
+      return `ObjectId('${(value as { toHexString(): string }).toHexString()}')`;
+    case 'Long':
+    case 'Int32':
+    case 'Double':
+      return String(value);
+    case 'Decimal128':
+      return `NumberDecimal("${String(value)}")`;
+    default:
+      return `${tag}(${JSON.stringify(String(value))})`;
+  }
+}
+
+/** Short type name as used by mongod in error messages (`string`, `int`, `object`, ...). */
+export function typeName(value: unknown): string {
+  if (value === undefined || value === MISSING) return 'missing';
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'number':
+      return Number.isInteger(value) && Math.abs(value) <= 0x7fffffff ? 'int' : 'double';
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'bool';
+  }
+  if (Array.isArray(value)) return 'array';
+  if (value instanceof Date) return 'date';
+  if (value instanceof RegExp) return 'regex';
+  const tag = typeof value === 'object' ? bsonTypeOf(value as object) : undefined;
+  switch (tag) {
+    case undefined:
+      return 'object';
+    case 'ObjectId':
+      return 'objectId';
+    case 'Long':
+      return 'long';
+    case 'Int32':
+      return 'int';
+    case 'Double':
+      return 'double';
+    case 'Decimal128':
+      return 'decimal';
+    case 'Binary':
+      return 'binData';
+    case 'Timestamp':
+      return 'timestamp';
+    default:
+      return tag.toLowerCase();
+  }
+}
+
+function isDigits(s: string): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/**
+ * All values reachable at a dotted path, descending into arrays the way MongoDB does for
+ * index keys and query matching. Arrays found at the end of the path are expanded into their
+ * elements. Returns `[MISSING]` when nothing is found.
+ */
+export function pathValues(doc: unknown, path: string): unknown[] {
+  const parts = path.split('.');
+  const out: unknown[] = [];
+  collectPath(doc, parts, 0, out, true);
+  if (out.length === 0) out.push(MISSING);
+  return out;
+}
+
+function collectPath(value: unknown, parts: string[], i: number, out: unknown[], expandLeaf: boolean): void {
+  if (i === parts.length) {
+    if (Array.isArray(value) && expandLeaf) {
+      if (value.length === 0) out.push(value);
+      for (const el of value) out.push(el);
+    } else if (value !== undefined) {
+      out.push(value);
+    }
+    return;
+  }
+  const part = parts[i]!;
+  if (Array.isArray(value)) {
+    if (isDigits(part)) {
+      const idx = Number(part);
+      if (idx < value.length) collectPath(value[idx], parts, i + 1, out, expandLeaf);
+    }
+    for (const el of value) {
+      if (isPlainObject(el)) collectPath(el[part], parts, i + 1, out, expandLeaf);
+    }
+    return;
+  }
+  if (isPlainObject(value) && Object.hasOwn(value, part)) {
+    collectPath(value[part], parts, i + 1, out, expandLeaf);
+  }
+}
+
+/** Single-valued lookup of a dotted path without array expansion (undefined when missing). */
+export function getPath(doc: unknown, path: string): unknown {
+  let current: unknown = doc;
+  for (const part of path.split('.')) {
+    if (Array.isArray(current)) {
+      if (!isDigits(part)) return undefined;
+      current = current[Number(part)];
+    } else if (isPlainObject(current)) {
+      if (!Object.hasOwn(current, part)) return undefined;
+      current = current[part];
+    } else {
+      return undefined;
+    }
+  }
+  return current;
+}
+
+/** Sets a dotted path, creating intermediate objects. */
+export function setPath(doc: Document, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let current: Document = doc;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const part = parts[i]!;
+    const next = current[part];
+    if (isPlainObject(next)) {
+      current = next;
+    } else {
+      const created: Document = {};
+      current[part] = created;
+      current = created;
+    }
+  }
+  current[parts[parts.length - 1]!] = value;
+}

@@ -1,0 +1,45 @@
+/**
+ * The Pothos schema builder, with the plugins every schema file relies on: scope-auth (who may
+ * call what), and relay (global ids, node/nodes, connections). Batching lives in
+ * the per-request loaders of the context (loaders.ts).
+ */
+import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import type { GraphQLContext } from './context.js';
+import { graphQLError } from './errors.js';
+import { DateTime, Email } from './scalars.js';
+
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    Email: { Input: string; Output: string };
+  };
+  AuthScopes: { authenticated: boolean; accountAdmin: boolean };
+  DefaultFieldNullability: false;
+}>({
+  plugins: [ScopeAuthPlugin, RelayPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (context) => ({
+      authenticated: context.viewer !== undefined,
+      accountAdmin: context.viewer?.user.settingsAccess.level === 'account_admin',
+    }),
+    unauthorizedError: (_parent, context) =>
+      context.viewer
+        ? graphQLError('FORBIDDEN', 'You are not allowed to do this.')
+        : graphQLError('UNAUTHENTICATED', 'Send an API key in the X-Api-Key header (or a Bearer token).'),
+  },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    nodeQueryOptions: { authScopes: { authenticated: true } },
+    nodesQueryOptions: { authScopes: { authenticated: true } },
+  },
+});
+
+builder.addScalarType('DateTime', DateTime);
+builder.addScalarType('Email', Email);
+builder.queryType({ authScopes: { authenticated: true } });
+builder.mutationType({ authScopes: { authenticated: true } });

@@ -1,0 +1,10 @@
+/** Assembles the schema: each import registers its types, queries and mutations on the builder. */
+import { builder } from '../builder.js';
+import './meeting.js';
+import './team.js';
+import './meeting-type.js';
+import './user.js';
+import './webhook.js';
+import './delivery.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

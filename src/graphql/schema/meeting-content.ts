@@ -1,0 +1,75 @@
+/** The content of a meeting: transcript entries, summary, action items, highlights. */
+import type { ActionItemDoc, HighlightDoc, SpeakerDoc, SummaryDoc, TranscriptEntryDoc } from '../../db/documents.js';
+import { builder } from '../builder.js';
+
+const Speaker = builder.objectRef<SpeakerDoc>('Speaker').implement({
+  fields: (t) => ({
+    displayName: t.exposeString('displayName'),
+    matchedCalendarInviteeEmail: t.exposeString('matchedCalendarInviteeEmail', { nullable: true }),
+  }),
+});
+
+export const TranscriptEntry = builder.objectRef<TranscriptEntryDoc>('TranscriptEntry').implement({
+  fields: (t) => ({
+    speaker: t.field({ type: Speaker, resolve: (e) => e.speaker }),
+    text: t.exposeString('text'),
+    timestamp: t.exposeString('timestamp', { description: 'Position in the recording, HH:MM:SS.' }),
+  }),
+});
+
+export const Summary = builder.objectRef<Omit<SummaryDoc, '_id'>>('Summary').implement({
+  fields: (t) => ({
+    templateName: t.exposeString('templateName'),
+    markdownFormatted: t.exposeString('markdownFormatted'),
+  }),
+});
+
+const Assignee = builder.objectRef<ActionItemDoc['assignee']>('Assignee').implement({
+  fields: (t) => ({
+    name: t.exposeString('name', { nullable: true }),
+    email: t.exposeString('email', { nullable: true }),
+    team: t.exposeString('team', { nullable: true }),
+  }),
+});
+
+/** An action item with the URL of the meeting it belongs to (for its playback link). */
+export interface ActionItemOfMeeting {
+  item: ActionItemDoc;
+  meetingUrl: string;
+}
+
+function seconds(hhmmss: string): number {
+  return hhmmss.split(':').reduce((total, part) => total * 60 + Number(part), 0);
+}
+
+export const ActionItem = builder.objectRef<ActionItemOfMeeting>('ActionItem').implement({
+  fields: (t) => ({
+    description: t.string({ resolve: ({ item }) => item.description }),
+    userGenerated: t.boolean({ resolve: ({ item }) => item.userGenerated }),
+    completed: t.boolean({ resolve: ({ item }) => item.completed }),
+    recordingTimestamp: t.string({ description: 'HH:MM:SS', resolve: ({ item }) => item.recordingTimestamp }),
+    recordingPlaybackUrl: t.string({
+      description: 'The meeting URL at the moment of the action item.',
+      resolve: ({ item, meetingUrl }) => {
+        const url = new URL(meetingUrl);
+        url.searchParams.set('timestamp', String(seconds(item.recordingTimestamp)));
+        return url.toString();
+      },
+    }),
+    assignee: t.field({ type: Assignee, resolve: ({ item }) => item.assignee }),
+  }),
+});
+
+export const Highlight = builder.objectRef<HighlightDoc>('Highlight').implement({
+  fields: (t) => ({
+    type: t.exposeString('type', { description: 'A label such as "Objection".' }),
+    summary: t.exposeString('summary', { nullable: true }),
+    startTime: t.exposeFloat('startTime', { description: 'Seconds from the start of the recording.' }),
+    endTime: t.exposeFloat('endTime'),
+    text: t.string({
+      nullable: true,
+      description: 'The highlighted words; null when they are the same as the summary.',
+      resolve: (h) => (h.text === h.summary ? null : h.text),
+    }),
+  }),
+});

@@ -1,0 +1,177 @@
+/**
+ * Meeting: every field of the spec, content resolved lazily through the per-request loaders,
+ * and the `meetings` and `meeting` queries. Visibility is the domain's: lists are filtered by it,
+ * single lookups and node ids return null for what the viewer may not see.
+ */
+import type { GraphQLResolveInfo } from 'graphql';
+import type { DomainsType, InviteeDoc, MeetingDoc, SharedWith } from '../../db/documents.js';
+import { DomainError } from '../../domain/errors.js';
+import { findMeeting, listMeetings } from '../../domain/meetings.js';
+import { sharedWithOf } from '../../domain/sharing.js';
+import { builder } from '../builder.js';
+import { type GraphQLContext, viewerOf } from '../context.js';
+import { connectionOf, forwardOnly } from '../connection.js';
+import { selectedFieldNames } from '../selection.js';
+import { CrmMatches } from './crm.js';
+import { ActionItem, Highlight, Summary, TranscriptEntry } from './meeting-content.js';
+
+export const DomainsTypeEnum = builder.enumType('CalendarInviteesDomainsType', {
+  values: {
+    ONLY_INTERNAL: { value: 'only_internal' },
+    ONE_OR_MORE_EXTERNAL: { value: 'one_or_more_external' },
+  } as const satisfies Record<string, { value: DomainsType }>,
+});
+
+const SharedWithEnum = builder.enumType('SharedWith', {
+  values: {
+    NO_TEAMS: { value: 'no_teams' },
+    SINGLE_TEAM: { value: 'single_team' },
+    MULTIPLE_TEAMS: { value: 'multiple_teams' },
+    ALL_TEAMS: { value: 'all_teams' },
+  } as const satisfies Record<string, { value: SharedWith }>,
+});
+
+interface InviteeOfMeeting {
+  invitee: InviteeDoc;
+  recordingId: number;
+}
+
+const Invitee = builder.objectRef<InviteeOfMeeting>('Invitee').implement({
+  fields: (t) => ({
+    name: t.string({ nullable: true, resolve: ({ invitee }) => invitee.name }),
+    email: t.string({ nullable: true, resolve: ({ invitee }) => invitee.email }),
+    emailDomain: t.string({ nullable: true, resolve: ({ invitee }) => invitee.emailDomain }),
+    isExternal: t.boolean({ resolve: ({ invitee }) => invitee.isExternal }),
+    matchedSpeakerDisplayName: t.string({
+      nullable: true,
+      description: "The transcript speaker matched to this invitee (loads the meeting's transcript).",
+      resolve: async ({ invitee, recordingId }, _args, { loaders }) => {
+        if (!invitee.email) return null;
+        const transcript = await loaders.transcripts.load(recordingId);
+        const entry = transcript?.entries.find((e) => e.speaker.matchedCalendarInviteeEmail === invitee.email);
+        return entry?.speaker.displayName ?? null;
+      },
+    }),
+  }),
+});
+
+const Recorder = builder.objectRef<MeetingDoc>('Recorder').implement({
+  description: 'The user who recorded a meeting.',
+  fields: (t) => ({
+    name: t.string({ nullable: true, resolve: async (m, _a, { loaders }) => (await loaders.users.load(m.recorderId))?.name ?? null }),
+    email: t.string({ resolve: async (m, _a, { loaders }) => (await loaders.users.load(m.recorderId))?.email ?? '' }),
+    emailDomain: t.string({
+      resolve: async (m, _a, { loaders }) => (await loaders.users.load(m.recorderId))?.email.split('@')[1] ?? '',
+    }),
+    team: t.string({
+      nullable: true,
+      resolve: async (m, _a, { loaders }) => (m.teamId ? ((await loaders.teams.load(m.teamId))?.name ?? null) : null),
+    }),
+  }),
+});
+
+export const Meeting = builder.objectRef<MeetingDoc>('Meeting');
+
+builder.node(Meeting, {
+  id: {
+    resolve: (m) => m.recordingId,
+    parse: (id) => {
+      const n = Number(id);
+      if (!Number.isSafeInteger(n) || n < 1) throw new DomainError('BAD_USER_INPUT', 'Not a meeting id.');
+      return n;
+    },
+  },
+  loadManyWithoutCache: (ids, { loaders }) => loaders.meetings.loadMany(ids).then((r) => r.map((m) => (m instanceof Error ? null : m))),
+  fields: (t) => ({
+    recordingId: t.exposeInt('recordingId', { description: 'The public integer id, used in /recordings paths.' }),
+    title: t.exposeString('title'),
+    meetingTitle: t.exposeString('meetingTitle', { nullable: true }),
+    meetingType: t.string({
+      nullable: true,
+      description: 'Name of the meeting type assigned.',
+      resolve: async (m, _a, { loaders }) => (m.meetingTypeId ? ((await loaders.meetingTypes.load(m.meetingTypeId))?.name ?? null) : null),
+    }),
+    url: t.exposeString('url'),
+    shareUrl: t.exposeString('shareUrl'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    scheduledStartTime: t.expose('scheduledStartTime', { type: 'DateTime' }),
+    scheduledEndTime: t.expose('scheduledEndTime', { type: 'DateTime' }),
+    recordingStartTime: t.expose('recordingStartTime', { type: 'DateTime' }),
+    recordingEndTime: t.expose('recordingEndTime', { type: 'DateTime' }),
+    calendarInviteesDomainsType: t.field({ type: DomainsTypeEnum, resolve: (m) => m.domainsType }),
+    sharedWith: t.field({ type: SharedWithEnum, resolve: (m) => sharedWithOf(m) }),
+    transcriptLanguage: t.exposeString('transcriptLanguage'),
+    meetingUrl: t.exposeString('meetingUrl', { nullable: true, description: 'Link to the conferencing meeting.' }),
+    calendarInvitees: t.field({
+      type: [Invitee],
+      resolve: (m) => m.calendarInvitees.map((invitee) => ({ invitee, recordingId: m.recordingId })),
+    }),
+    recordedBy: t.field({ type: Recorder, resolve: (m) => m }),
+    transcript: t.field({
+      type: [TranscriptEntry],
+      nullable: true,
+      resolve: async (m, _a, { loaders }) => (await loaders.transcripts.load(m.recordingId))?.entries ?? null,
+    }),
+    defaultSummary: t.field({
+      type: Summary,
+      nullable: true,
+      resolve: (m, _a, { loaders }) => loaders.summaries.load(m.recordingId),
+    }),
+    actionItems: t.field({
+      type: [ActionItem],
+      resolve: async (m, _a, { loaders }) =>
+        ((await loaders.actionItems.load(m.recordingId))?.items ?? []).map((item) => ({ item, meetingUrl: m.url })),
+    }),
+    highlights: t.field({
+      type: [Highlight],
+      resolve: async (m, _a, { loaders }) => (await loaders.highlights.load(m.recordingId))?.items ?? [],
+    }),
+    crmMatches: t.field({ type: CrmMatches, resolve: (m, _a, { loaders }) => loaders.crmMatches.load(m) }),
+  }),
+});
+
+const MeetingFilter = builder.inputType('MeetingFilter', {
+  description: 'Different fields combine with AND; the values of one list with OR.',
+  fields: (t) => ({
+    recordedBy: t.field({
+      type: ['Email'],
+      required: false,
+      description: 'Recorders. Meetings recorded outside your organisation are listed only when their recorder is named here.',
+    }),
+    teams: t.stringList({ required: false, description: "Names of the recorder's team." }),
+    companyDomains: t.stringList({ required: false, description: 'The domain of the company the meeting is associated with.' }),
+    domainsType: t.field({ type: DomainsTypeEnum, required: false, description: 'Omit for all.' }),
+    createdAfter: t.field({ type: 'DateTime', required: false }),
+    createdBefore: t.field({ type: 'DateTime', required: false }),
+    meetingType: t.string({ required: false, description: 'A meeting type name; an unknown name matches nothing.' }),
+  }),
+});
+
+/** Connected apps may read transcripts and summaries one recording at a time, not through lists. */
+function refuseListedContentForApps(context: GraphQLContext, info: GraphQLResolveInfo): void {
+  if (viewerOf(context).via !== 'connected_app') return;
+  const selected = new Set([...selectedFieldNames(info, ['edges', 'node']), ...selectedFieldNames(info, ['nodes'])]);
+  if (selected.has('defaultSummary')) throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include summary.');
+  if (selected.has('transcript')) throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include transcript.');
+}
+
+builder.queryFields((t) => ({
+  meetings: t.connection({
+    type: Meeting,
+    description: 'Meetings you may see, newest first (by recording start). Pages of 10 by default, at most 100.',
+    args: { filter: t.arg({ type: MeetingFilter, required: false }) },
+    resolve: async (_root, args, context, info) => {
+      forwardOnly(args);
+      refuseListedContentForApps(context, info);
+      const page = await listMeetings(context.collections, viewerOf(context), args.filter ?? {}, args);
+      return connectionOf(page);
+    },
+  }),
+  meeting: t.field({
+    type: Meeting,
+    nullable: true,
+    description: 'One meeting by recording id; null when it does not exist or you may not see it.',
+    args: { recordingId: t.arg.int({ required: true }) },
+    resolve: (_root, { recordingId }, context) => findMeeting(context.collections, viewerOf(context), recordingId),
+  }),
+}));

@@ -1,0 +1,105 @@
+/**
+ * The GraphQL door: graphql-yoga over the Pothos schema, with authentication in the context,
+ * operation limits, error masking, CORS and GraphiQL. The REST layer runs its documents through
+ * this same Yoga instance, so everything here applies to both doors.
+ */
+import { GraphQLError } from 'graphql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Collections } from '../db/collections.js';
+import { authenticate, presentedCredential } from '../domain/viewer.js';
+import type { Logger } from '../logger.js';
+import type { GraphQLContext } from './context.js';
+import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
+import { armor } from './limits.js';
+import { createLoaders } from './loaders.js';
+import { schema } from './schema/index.js';
+
+export interface ServerContext {
+  requestId?: string;
+}
+
+export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
+
+const exampleQuery = `# Send your API key: open "Headers" below and set {"X-Api-Key": "<your key>"}.
+# npm start prints a key for each demo persona.
+
+query RecentMeetings {
+  viewer { name email }
+  meetings(first: 5) {
+    edges {
+      node {
+        recordingId
+        title
+        recordingStartTime
+        recordedBy { name team }
+        defaultSummary { markdownFormatted }
+        actionItems { description completed }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`;
+
+function withLocation(source: GraphQLError, replacement: GraphQLError): GraphQLError {
+  return new GraphQLError(replacement.message, {
+    nodes: source.nodes,
+    source: source.source,
+    positions: source.positions,
+    path: source.path,
+    extensions: replacement.extensions,
+  });
+}
+
+export function createGraphQLServer(options: {
+  collections: Collections;
+  logger: Logger;
+  corsOrigins: string[];
+}): GraphQLServer {
+  const { collections, logger } = options;
+  return createYoga<ServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    logging: {
+      debug: (...args) => logger.debug({ args }, 'yoga'),
+      info: (...args) => logger.info({ args }, 'yoga'),
+      warn: (...args) => logger.warn({ args }, 'yoga'),
+      error: (...args) => logger.error({ args }, 'yoga'),
+    },
+    cors:
+      options.corsOrigins.length > 0
+        ? {
+            origin: options.corsOrigins,
+            methods: ['GET', 'POST', 'OPTIONS'],
+            allowedHeaders: ['content-type', 'x-api-key', 'authorization', 'x-request-id'],
+            exposedHeaders: ['x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after'],
+            maxAge: 600,
+          }
+        : false,
+    graphiql: {
+      title: 'Meetings GraphQL',
+      defaultQuery: exampleQuery,
+      headers: JSON.stringify({ 'X-Api-Key': '<your API key>' }),
+    },
+    plugins: [armor()],
+    maskedErrors: {
+      maskError: (error) => {
+        const domain = domainErrorOf(error);
+        if (domain) return error instanceof GraphQLError ? withLocation(error, fromDomainError(domain)) : fromDomainError(domain);
+        if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
+          // Parse, validation and input coercion errors, and errors raised on purpose: the client's to see.
+          if (error.extensions.code) return error;
+          return withLocation(error, new GraphQLError(error.message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } }));
+        }
+        logger.error({ err: error instanceof GraphQLError ? (error.originalError ?? error) : error }, 'unexpected GraphQL error');
+        return error instanceof GraphQLError ? withLocation(error, maskedError()) : maskedError();
+      },
+    },
+    context: async ({ request, requestId }): Promise<GraphQLContext> => {
+      const presented = presentedCredential(request.headers);
+      const viewer = presented ? await authenticate(collections, presented) : undefined;
+      return { collections, viewer, requestId, loaders: createLoaders(collections, viewer) };
+    },
+  });
+}
