@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, helpText, loadConfig, variables } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('has defaults for a local start', () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(4000);
+    expect(config.HOST).toBe('127.0.0.1');
+    expect(config.MONGODB_URI).toBeUndefined();
+    expect(config.MONGODB_DB).toBe('meetings');
+    expect(config.CORS_ORIGINS).toEqual([]);
+  });
+
+  it('names every bad variable and what it expects', () => {
+    try {
+      loadConfig({ PORT: 'eighty', MONGODB_URI: 'postgres://x', LOG_LEVEL: 'loud' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const message = (error as Error).message;
+      expect(message).toContain('PORT must be an integer from 0 to 65535 (got "eighty")');
+      expect(message).toContain('MONGODB_URI must be a mongodb:// or mongodb+srv:// URI');
+      expect(message).toMatch(/LOG_LEVEL must be .*info/);
+    }
+  });
+
+  it('parses lists and booleans', () => {
+    const config = loadConfig({ CORS_ORIGINS: 'https://a.example, https://b.example', SEED_DEMO: 'false' });
+    expect(config.CORS_ORIGINS).toEqual(['https://a.example', 'https://b.example']);
+    expect(config.SEED_DEMO).toBe(false);
+    expect(() => loadConfig({ SEED_DEMO: 'yes' })).toThrow(/SEED_DEMO must be true or false/);
+  });
+
+  it('--help lists every variable', () => {
+    const text = helpText();
+    for (const name of Object.keys(variables)) expect(text).toContain(name);
+  });
+});

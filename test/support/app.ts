@@ -1,0 +1,65 @@
+/**
+ * Starts the whole service in-process on the embedded engine with the demo data, on an ephemeral
+ * port, and gives tests a way to call both doors as the demo personas.
+ */
+import type { CommandStartedEvent } from 'mongodb';
+import { demoPersonas } from '../../seeds/index.js';
+import { type App, startApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+
+export interface TestApp {
+  app: App;
+  url: string;
+  close(): Promise<void>;
+  /** POSTs a GraphQL operation; `key` is sent as X-Api-Key unless it starts with "Bearer ". */
+  graphql(query: string, variables?: Record<string, unknown>, key?: string): Promise<GraphQLResponse>;
+  /** Collects the driver's commands while `fn` runs. */
+  countCommands<T>(fn: () => Promise<T>): Promise<{ result: T; commands: CommandStartedEvent[] }>;
+}
+
+export interface GraphQLResponse {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected structurally
+  body: { data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, any> }[] };
+}
+
+export function keyOf(label: string): string {
+  const persona = demoPersonas.find((p) => p.label === label);
+  if (!persona) throw new Error(`no demo persona "${label}"; have: ${demoPersonas.map((p) => p.label).join(', ')}`);
+  return persona.apiKey;
+}
+
+export function authHeaders(key: string | undefined): Record<string, string> {
+  if (!key) return {};
+  return key.startsWith('Bearer ') ? { authorization: key } : { 'x-api-key': key };
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', ...env });
+  const app = await startApp(config, createLogger(config.LOG_LEVEL));
+  return {
+    app,
+    url: app.url,
+    close: () => app.close(),
+    async graphql(query, variables, key) {
+      const res = await fetch(`${app.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...authHeaders(key) },
+        body: JSON.stringify({ query, variables }),
+      });
+      return { status: res.status, headers: res.headers, body: (await res.json()) as GraphQLResponse['body'] };
+    },
+    async countCommands(fn) {
+      const commands: CommandStartedEvent[] = [];
+      const stop = app.database.onCommand((e) => commands.push(e));
+      try {
+        const result = await fn();
+        return { result, commands };
+      } finally {
+        stop();
+      }
+    },
+  };
+}
