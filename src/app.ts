@@ -48,7 +48,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   const server = createHttpServer(
     [
       ...operationalDoors(database, metrics),
-      { path: '/graphql', handler: (req, res, { requestId }) => graphql.handleNodeRequestAndResponse(req, res, { requestId }) },
+      { path: '/graphql', handler: (req, res, { requestId }) => graphql.handle(req, res, { requestId }) },
     ],
     logger,
     metrics,

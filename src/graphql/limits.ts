@@ -10,7 +10,8 @@ export const operationLimits = {
   maxDepth: 10,
   maxAliases: 15,
   maxTokens: 3000,
-  maxCost: 5000,
+  // Armor's default weights (objects 2, scalars 1, x1.5 per level): the largest legitimate query costs ~39,000.
+  maxCost: 50_000,
   maxDirectives: 20,
 } as const;
 
@@ -21,7 +22,7 @@ function asBadUserInput(_context: unknown, error: GraphQLError): void {
 export function armor() {
   const onReject = [asBadUserInput];
   return EnvelopArmorPlugin({
-    maxDepth: { n: operationLimits.maxDepth, onReject, flattenFragments: true },
+    maxDepth: { n: operationLimits.maxDepth, onReject },
     maxAliases: { n: operationLimits.maxAliases, onReject },
     maxTokens: { n: operationLimits.maxTokens, onReject },
     costLimit: { maxCost: operationLimits.maxCost, onReject },
