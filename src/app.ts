@@ -2,12 +2,13 @@
  * Composition root: database (MongoDB or the embedded engine), demo data, the HTTP doors.
  * `main.ts` runs it as a process; tests start it in-process.
  */
-import type { AddressInfo } from 'node:net';
+
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { demoDataset, loadDataset } from '../seeds/index.js';
 import type { Config } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
-import { startEmbeddedMongo, type EmbeddedMongo } from './embedded-mongo/index.js';
+import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
 import { createGraphQLServer } from './graphql/yoga.js';
 import { createMetrics } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
@@ -30,7 +31,10 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   if (!mongoUri) {
     engine = await startEmbeddedMongo({ port: config.EMBEDDED_MONGO_PORT });
     mongoUri = engine.uri;
-    logger.warn({ mongoUri }, 'MONGODB_URI is unset: using the embedded in-memory engine (data is lost on exit)');
+    logger.warn(
+      { mongoUri },
+      'MONGODB_URI is unset: using the embedded in-memory engine (data is lost on exit)',
+    );
   }
 
   const metrics = createMetrics();
@@ -44,7 +48,11 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     logger.info({ counts }, 'demo dataset loaded');
   }
 
-  const graphql = createGraphQLServer({ collections: database.collections, logger, corsOrigins: config.CORS_ORIGINS });
+  const graphql = createGraphQLServer({
+    collections: database.collections,
+    logger,
+    corsOrigins: config.CORS_ORIGINS,
+  });
   const server = createHttpServer(
     [
       ...operationalDoors(database, metrics),

@@ -27,16 +27,35 @@ function variable<T extends z.ZodType>(v: Variable<T>): Variable<T> {
 }
 
 export const variables = {
-  PORT: variable({ description: 'HTTP port', expects: 'an integer from 0 to 65535', schema: port, default: '4000' }),
-  HOST: variable({ description: 'interface to listen on', expects: 'a host name or address', schema: z.string().min(1), default: '127.0.0.1' }),
+  PORT: variable({
+    description: 'HTTP port',
+    expects: 'an integer from 0 to 65535',
+    schema: port,
+    default: '4000',
+  }),
+  HOST: variable({
+    description: 'interface to listen on',
+    expects: 'a host name or address',
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+  }),
   MONGODB_URI: variable({
     description: 'MongoDB connection string; unset starts the embedded in-memory engine (not for production)',
     expects: 'a mongodb:// or mongodb+srv:// URI',
-    schema: z.string().regex(/^mongodb(\+srv)?:\/\/.+/).optional(),
+    schema: z
+      .string()
+      .regex(/^mongodb(\+srv)?:\/\/.+/)
+      .optional(),
   }),
-  MONGODB_DB: variable({ description: 'database name', expects: 'a MongoDB database name', schema: z.string().regex(/^[^/\\. "$]{1,63}$/), default: 'meetings' }),
+  MONGODB_DB: variable({
+    description: 'database name',
+    expects: 'a MongoDB database name',
+    schema: z.string().regex(/^[^/\\. "$]{1,63}$/),
+    default: 'meetings',
+  }),
   EMBEDDED_MONGO_PORT: variable({
-    description: 'port of the embedded engine when MONGODB_URI is unset (0: any free port); other processes can share it through MONGODB_URI',
+    description:
+      'port of the embedded engine when MONGODB_URI is unset (0: any free port); other processes can share it through MONGODB_URI',
     expects: 'an integer from 0 to 65535',
     schema: port,
     default: '0',
@@ -46,7 +65,12 @@ export const variables = {
     expects: 'true or false',
     schema: bool.optional(),
   }),
-  LOG_LEVEL: variable({ description: 'pino log level', expects: logLevels.join(', '), schema: z.enum(logLevels), default: 'info' }),
+  LOG_LEVEL: variable({
+    description: 'pino log level',
+    expects: logLevels.join(', '),
+    schema: z.enum(logLevels),
+    default: 'info',
+  }),
   SHUTDOWN_GRACE_MS: variable({
     description: 'how long graceful shutdown waits for in-flight requests',
     expects: 'a whole number of milliseconds',
@@ -82,7 +106,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 export function helpText(): string {
   const rows = Object.entries(variables).map(([name, v]) => {
-    const def = 'default' in v && v.default !== undefined ? ` [default: ${v.default === '' ? 'empty' : v.default}]` : '';
+    const def =
+      'default' in v && v.default !== undefined
+        ? ` [default: ${v.default === '' ? 'empty' : v.default}]`
+        : '';
     return `  ${name.padEnd(22)} ${v.description}${def}`;
   });
   return `Usage: npm start [-- --help]\n\nEnvironment variables:\n${rows.join('\n')}\n`;

@@ -3,7 +3,7 @@
  * id, taken from AsyncLocalStorage so that code deep in the stack need not pass it around.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 export type { Logger };
 

@@ -29,8 +29,9 @@ const banner = [
   `  REST base URL: ${app.url}/external/v1`,
   `  MongoDB:       ${app.mongoUri}`,
   ...(seeded
-    ? ['', '  Demo personas (send the key as X-Api-Key; connected apps as Authorization: Bearer):']
-        .concat(demoPersonas.map((p) => `    ${p.label.padEnd(28)} ${p.email.padEnd(28)} ${p.apiKey}`))
+    ? ['', '  Demo personas (send the key as X-Api-Key; connected apps as Authorization: Bearer):'].concat(
+        demoPersonas.map((p) => `    ${p.label.padEnd(28)} ${p.email.padEnd(28)} ${p.apiKey}`),
+      )
     : []),
   '',
 ];

@@ -71,7 +71,11 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
   webhooks: [{ key: { ownerId: 1, createdAt: -1 } }],
   outbox: [
     { key: { messageId: 1 }, unique: true },
-    { key: { webhookId: 1, recordingId: 1 }, unique: true, partialFilterExpression: { kind: 'webhook_event' } },
+    {
+      key: { webhookId: 1, recordingId: 1 },
+      unique: true,
+      partialFilterExpression: { kind: 'webhook_event' },
+    },
     { key: { status: 1, nextAttemptAt: 1 } },
   ],
   counters: [],

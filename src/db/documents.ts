@@ -191,7 +191,14 @@ export interface CrmConnectionDoc {
 /** One contact, company or deal of a CRM connection. Matching queries these by email or domain. */
 export type CrmRecordDoc =
   | { _id: ObjectId; connectionId: ObjectId; kind: 'contact'; name: string; email: string; recordUrl: string }
-  | { _id: ObjectId; connectionId: ObjectId; kind: 'company'; name: string; domain: string; recordUrl: string }
+  | {
+      _id: ObjectId;
+      connectionId: ObjectId;
+      kind: 'company';
+      name: string;
+      domain: string;
+      recordUrl: string;
+    }
   | {
       _id: ObjectId;
       connectionId: ObjectId;

@@ -16,8 +16,13 @@ export interface CrmMatches {
 
 export const NO_CRM_CONNECTED = 'no CRM connected';
 
-export async function crmConnectionOf(collections: Collections, user: UserDoc): Promise<CrmConnectionDoc | null> {
-  const owners: { 'owner.kind': 'user' | 'team'; 'owner.id': ObjectId }[] = [{ 'owner.kind': 'user', 'owner.id': user._id }];
+export async function crmConnectionOf(
+  collections: Collections,
+  user: UserDoc,
+): Promise<CrmConnectionDoc | null> {
+  const owners: { 'owner.kind': 'user' | 'team'; 'owner.id': ObjectId }[] = [
+    { 'owner.kind': 'user', 'owner.id': user._id },
+  ];
   if (user.teamId) owners.push({ 'owner.kind': 'team', 'owner.id': user.teamId });
   const connections = await collections.crmConnections.find({ $or: owners }).toArray();
   return connections.find((c) => c.owner.kind === 'user') ?? connections[0] ?? null;
@@ -62,7 +67,8 @@ export async function crmMatchesFor(
     const matches: CrmMatches = { contacts: [], companies: [], deals: [], error: null };
     const matchedCompanies = new Set<string>();
     for (const r of records) {
-      if (r.kind === 'contact' && mine.has(r.email)) matches.contacts.push({ name: r.name, email: r.email, recordUrl: r.recordUrl });
+      if (r.kind === 'contact' && mine.has(r.email))
+        matches.contacts.push({ name: r.name, email: r.email, recordUrl: r.recordUrl });
       if (r.kind === 'company' && companyDomains.has(r.domain)) {
         matches.companies.push({ name: r.name, recordUrl: r.recordUrl });
         matchedCompanies.add(r.domain);

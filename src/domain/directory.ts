@@ -4,22 +4,42 @@
  */
 import type { Filter, ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
-import type { AccessGrant, MeetingTypeDoc, SettingsAccessLevel, TeamDoc, UserDoc, UserStatus, ViewAccessLevel } from '../db/documents.js';
+import type {
+  AccessGrant,
+  MeetingTypeDoc,
+  SettingsAccessLevel,
+  TeamDoc,
+  UserDoc,
+  UserStatus,
+  ViewAccessLevel,
+} from '../db/documents.js';
 import { DomainError } from './errors.js';
 import { emptyPage, findPage, Keyset, type Page, type PageRequest } from './pagination.js';
 import type { Viewer } from './viewer.js';
 
-export function listTeams(collections: Collections, viewer: Viewer, request: PageRequest): Promise<Page<TeamDoc>> {
+export function listTeams(
+  collections: Collections,
+  viewer: Viewer,
+  request: PageRequest,
+): Promise<Page<TeamDoc>> {
   const keyset = new Keyset('teams', [['name', 1]], {});
   return findPage(collections.teams, keyset, { orgId: viewer.org._id }, request);
 }
 
-export function listMeetingTypes(collections: Collections, viewer: Viewer, request: PageRequest): Promise<Page<MeetingTypeDoc>> {
+export function listMeetingTypes(
+  collections: Collections,
+  viewer: Viewer,
+  request: PageRequest,
+): Promise<Page<MeetingTypeDoc>> {
   const keyset = new Keyset('meetingTypes', [['name', 1]], {});
   return findPage(collections.meetingTypes, keyset, { orgId: viewer.org._id }, request);
 }
 
-async function teamIdByName(collections: Collections, viewer: Viewer, name: string): Promise<ObjectId | null> {
+async function teamIdByName(
+  collections: Collections,
+  viewer: Viewer,
+  name: string,
+): Promise<ObjectId | null> {
   const team = await collections.teams.findOne({ orgId: viewer.org._id, name }, { projection: { _id: 1 } });
   return team?._id ?? null;
 }
@@ -65,7 +85,10 @@ export async function listUsers(
 ): Promise<Page<UserDoc>> {
   requireAccountAdmin(viewer);
   if (filter.status === 'invited' && filter.settingsAccess) {
-    throw new DomainError('BAD_USER_INPUT', 'Invited users have no permissions yet: do not combine status=invited with settings_access.');
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      'Invited users have no permissions yet: do not combine status=invited with settings_access.',
+    );
   }
   const keyset = new Keyset(
     'users',
@@ -93,7 +116,10 @@ const everyTeam: ReadonlySet<string> = new Set(['account_admin', 'all_teams']);
 const noTeam: ReadonlySet<string> = new Set(['none', 'own_meetings']);
 
 /** The teams a permission names: every team for account_admin/all_teams, none for none/own_meetings. */
-export function grantedTeams(grant: AccessGrant<SettingsAccessLevel | ViewAccessLevel>, orgTeams: readonly TeamDoc[]): TeamDoc[] {
+export function grantedTeams(
+  grant: AccessGrant<SettingsAccessLevel | ViewAccessLevel>,
+  orgTeams: readonly TeamDoc[],
+): TeamDoc[] {
   if (everyTeam.has(grant.level)) return [...orgTeams];
   if (noTeam.has(grant.level)) return [];
   return orgTeams.filter((t) => grant.teamIds.some((id) => id.equals(t._id)));

@@ -31,7 +31,8 @@ export function domainsTypeOf(invitees: readonly InviteeDoc[]): DomainsType {
 /** The external domain that occurs most often among the invitees; ties go to the alphabetically first. */
 export function companyDomainOf(invitees: readonly InviteeDoc[]): string | null {
   const counts = new Map<string, number>();
-  for (const i of invitees) if (i.isExternal && i.emailDomain) counts.set(i.emailDomain, (counts.get(i.emailDomain) ?? 0) + 1);
+  for (const i of invitees)
+    if (i.isExternal && i.emailDomain) counts.set(i.emailDomain, (counts.get(i.emailDomain) ?? 0) + 1);
   let best: string | null = null;
   let bestCount = 0;
   for (const [domain, count] of counts) {

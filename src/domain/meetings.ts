@@ -6,9 +6,9 @@
 import type { Filter } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { DomainsType, MeetingDoc } from '../db/documents.js';
-import { canSee, visibleMeetingsFilter } from './visibility.js';
 import { emptyPage, findPage, Keyset, type Page, type PageRequest } from './pagination.js';
 import type { Viewer } from './viewer.js';
+import { canSee, visibleMeetingsFilter } from './visibility.js';
 
 export interface MeetingFilter {
   recordedBy?: string[] | null;
@@ -40,7 +40,9 @@ async function meetingsFilter(
 
   if (nonEmpty(filter.recordedBy)) {
     const emails = filter.recordedBy.map((e) => e.toLowerCase());
-    const recorders = await collections.users.find({ email: { $in: emails } }, { projection: { _id: 1 } }).toArray();
+    const recorders = await collections.users
+      .find({ email: { $in: emails } }, { projection: { _id: 1 } })
+      .toArray();
     if (recorders.length === 0) return null;
     clauses.push({ recorderId: { $in: recorders.map((u) => u._id) } });
   } else {
@@ -84,7 +86,11 @@ export async function listMeetings(
 }
 
 /** A meeting by recording id, or null when it does not exist or the viewer may not see it. */
-export async function findMeeting(collections: Collections, viewer: Viewer, recordingId: number): Promise<MeetingDoc | null> {
+export async function findMeeting(
+  collections: Collections,
+  viewer: Viewer,
+  recordingId: number,
+): Promise<MeetingDoc | null> {
   const meeting = await collections.meetings.findOne({ recordingId });
   return meeting && canSee(viewer, meeting) ? meeting : null;
 }

@@ -40,7 +40,8 @@ function fingerprint(filter: unknown): string {
 
 function encodeValue(value: unknown): CursorValue {
   if (value instanceof Date) return { $date: value.toISOString() };
-  if (value && typeof value === 'object' && 'toHexString' in value) return { $oid: (value as { toHexString(): string }).toHexString() };
+  if (value && typeof value === 'object' && 'toHexString' in value)
+    return { $oid: (value as { toHexString(): string }).toHexString() };
   return value as CursorValue;
 }
 
@@ -56,13 +57,15 @@ const invalid = () => new DomainError('BAD_USER_INPUT', 'The cursor is not valid
 
 /** Only plain values come back out of a cursor: never an operator object a client slipped in. */
 function decodeValue(value: CursorValue): unknown {
-  if (value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) return value;
+  if (value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))
+    return value;
   if (typeof value === 'object' && Object.keys(value).length === 1) {
     if ('$date' in value && typeof value.$date === 'string') {
       const date = new Date(value.$date);
       if (!Number.isNaN(date.getTime())) return date;
     }
-    if ('$oid' in value && typeof value.$oid === 'string' && /^[0-9a-f]{24}$/.test(value.$oid)) return new ObjectId(value.$oid);
+    if ('$oid' in value && typeof value.$oid === 'string' && /^[0-9a-f]{24}$/.test(value.$oid))
+      return new ObjectId(value.$oid);
   }
   throw invalid();
 }
@@ -84,7 +87,11 @@ export class Keyset {
   }
 
   cursorOf(row: Document): string {
-    const body: CursorBody = { l: this.list, f: this.print, v: this.order.map(([field]) => encodeValue(row[field])) };
+    const body: CursorBody = {
+      l: this.list,
+      f: this.print,
+      v: this.order.map(([field]) => encodeValue(row[field])),
+    };
     return Buffer.from(JSON.stringify(body)).toString('base64url');
   }
 
@@ -109,10 +116,17 @@ export class Keyset {
     } catch {
       throw invalid();
     }
-    if (!body || typeof body !== 'object' || body.l !== this.list || !Array.isArray(body.v) || body.v.length !== this.order.length) {
+    if (
+      !body ||
+      typeof body !== 'object' ||
+      body.l !== this.list ||
+      !Array.isArray(body.v) ||
+      body.v.length !== this.order.length
+    ) {
       throw new DomainError('BAD_USER_INPUT', 'The cursor is not valid for this list.');
     }
-    if (body.f !== this.print) throw new DomainError('BAD_USER_INPUT', 'The cursor was made for other filters.');
+    if (body.f !== this.print)
+      throw new DomainError('BAD_USER_INPUT', 'The cursor was made for other filters.');
     return body.v;
   }
 }
@@ -131,7 +145,12 @@ export async function findPage<T extends Document>(
     .limit(limit + 1)
     .toArray();
   const items = rows.slice(0, limit);
-  return { items, cursors: items.map((row) => keyset.cursorOf(row)), hasNextPage: rows.length > limit, limit };
+  return {
+    items,
+    cursors: items.map((row) => keyset.cursorOf(row)),
+    hasNextPage: rows.length > limit,
+    limit,
+  };
 }
 
 export function emptyPage<T>(request: PageRequest): Page<T> {

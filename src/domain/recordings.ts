@@ -45,7 +45,11 @@ const RECORDING_IDS = 'recordingId';
 async function allocateRecordingId(collections: Collections, wanted: number | undefined): Promise<number> {
   if (wanted !== undefined) {
     // Keep the counter ahead of explicit ids so later allocations never collide.
-    await collections.counters.updateOne({ _id: RECORDING_IDS }, { $max: { value: wanted } }, { upsert: true });
+    await collections.counters.updateOne(
+      { _id: RECORDING_IDS },
+      { $max: { value: wanted } },
+      { upsert: true },
+    );
     return wanted;
   }
   const counter = await collections.counters.findOneAndUpdate(
@@ -64,7 +68,10 @@ async function resolveTeams(collections: Collections, orgId: ObjectId, names: st
   return names.map((n) => teams.find((t) => t.name === n)!._id);
 }
 
-export async function storeRecording(collections: Collections, input: RecordingInput): Promise<StoredRecording> {
+export async function storeRecording(
+  collections: Collections,
+  input: RecordingInput,
+): Promise<StoredRecording> {
   const recorder = await collections.users.findOne({ email: input.recorderEmail.toLowerCase() });
   if (!recorder) throw new DomainError('BAD_USER_INPUT', `Unknown recorder: ${input.recorderEmail}`);
   const org = await collections.organisations.findOne({ _id: recorder.orgId });
@@ -75,7 +82,9 @@ export async function storeRecording(collections: Collections, input: RecordingI
     if (!type) throw new DomainError('BAD_USER_INPUT', `Unknown meeting type: ${input.meetingType}`);
     meetingTypeId = type._id;
   }
-  const sharedTeamIds = input.sharing.allTeams ? [] : await resolveTeams(collections, org._id, input.sharing.teams);
+  const sharedTeamIds = input.sharing.allTeams
+    ? []
+    : await resolveTeams(collections, org._id, input.sharing.teams);
   const invitees = input.calendarInvitees.map((i) => describeInvitee(i, org.domains));
   const recordingId = await allocateRecordingId(collections, input.recordingId);
 
@@ -111,10 +120,28 @@ export async function storeRecording(collections: Collections, input: RecordingI
 
   const byRecording = { recordingId };
   const writes: Promise<unknown>[] = [];
-  if (input.transcript) writes.push(collections.transcripts.updateOne(byRecording, { $set: { entries: input.transcript } }, { upsert: true }));
-  if (input.summary) writes.push(collections.summaries.updateOne(byRecording, { $set: input.summary }, { upsert: true }));
-  if (input.actionItems) writes.push(collections.actionItems.updateOne(byRecording, { $set: { items: input.actionItems } }, { upsert: true }));
-  if (input.highlights) writes.push(collections.highlights.updateOne(byRecording, { $set: { items: input.highlights } }, { upsert: true }));
+  if (input.transcript)
+    writes.push(
+      collections.transcripts.updateOne(
+        byRecording,
+        { $set: { entries: input.transcript } },
+        { upsert: true },
+      ),
+    );
+  if (input.summary)
+    writes.push(collections.summaries.updateOne(byRecording, { $set: input.summary }, { upsert: true }));
+  if (input.actionItems)
+    writes.push(
+      collections.actionItems.updateOne(
+        byRecording,
+        { $set: { items: input.actionItems } },
+        { upsert: true },
+      ),
+    );
+  if (input.highlights)
+    writes.push(
+      collections.highlights.updateOne(byRecording, { $set: { items: input.highlights } }, { upsert: true }),
+    );
   await Promise.all(writes);
 
   // Content is ready once a summary is stored; the conditional update makes that happen once.

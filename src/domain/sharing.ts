@@ -7,6 +7,8 @@ export function sharedWithOf(meeting: Pick<MeetingDoc, 'sharedTeamIds' | 'shared
   return meeting.sharedTeamIds.length === 1 ? 'single_team' : 'multiple_teams';
 }
 
-export function isSharedWithAnyTeam(meeting: Pick<MeetingDoc, 'sharedTeamIds' | 'sharedWithAllTeams'>): boolean {
+export function isSharedWithAnyTeam(
+  meeting: Pick<MeetingDoc, 'sharedTeamIds' | 'sharedWithAllTeams'>,
+): boolean {
   return meeting.sharedWithAllTeams || meeting.sharedTeamIds.length > 0;
 }

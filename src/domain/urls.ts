@@ -11,6 +11,7 @@ export function requireDestinationUrl(value: string, parameter: string): string 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new DomainError('BAD_USER_INPUT', `${parameter} must use http or https.`);
   }
-  if (url.username || url.password) throw new DomainError('BAD_USER_INPUT', `${parameter} must not carry credentials.`);
+  if (url.username || url.password)
+    throw new DomainError('BAD_USER_INPUT', `${parameter} must not carry credentials.`);
   return url.toString();
 }

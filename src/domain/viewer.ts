@@ -37,7 +37,8 @@ export function presentedCredential(headers: {
   const authorization = headers.get('authorization');
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match) throw new DomainError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>".');
+    if (!match)
+      throw new DomainError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>".');
     return { kind: 'connected_app', secret: match[1]! };
   }
   return undefined;
@@ -45,13 +46,16 @@ export function presentedCredential(headers: {
 
 const refused = 'The API key or token is not valid.';
 
-export async function authenticate(collections: Collections, presented: PresentedCredential): Promise<Viewer> {
+export async function authenticate(
+  collections: Collections,
+  presented: PresentedCredential,
+): Promise<Viewer> {
   const credential = await collections.credentials.findOne({ secretHash: hashSecret(presented.secret) });
   if (!credential || credential.revokedAt !== null || credential.kind !== presented.kind) {
     throw new DomainError('UNAUTHENTICATED', refused);
   }
   const user = await collections.users.findOne({ _id: credential.userId });
-  if (!user || user.status !== 'active') throw new DomainError('UNAUTHENTICATED', refused);
+  if (user?.status !== 'active') throw new DomainError('UNAUTHENTICATED', refused);
   const org = await collections.organisations.findOne({ _id: user.orgId });
   if (!org) throw new DomainError('UNAUTHENTICATED', refused);
   return { user, org, via: credential.kind };

@@ -30,9 +30,15 @@ export function visibleMeetingsFilter({ user }: Viewer): Filter<MeetingDoc> {
   const ways: Filter<MeetingDoc>[] = [{ recorderId: user._id }, { sharedWithEmails: user.email }];
   const teams = teamsSeen(user);
   if (teams === 'all') {
-    ways.push({ orgId: user.orgId, sharedWithAllTeams: true }, { orgId: user.orgId, 'sharedTeamIds.0': { $exists: true } });
+    ways.push(
+      { orgId: user.orgId, sharedWithAllTeams: true },
+      { orgId: user.orgId, 'sharedTeamIds.0': { $exists: true } },
+    );
   } else if (teams.length > 0) {
-    ways.push({ orgId: user.orgId, sharedWithAllTeams: true }, { orgId: user.orgId, sharedTeamIds: { $in: teams } });
+    ways.push(
+      { orgId: user.orgId, sharedWithAllTeams: true },
+      { orgId: user.orgId, sharedTeamIds: { $in: teams } },
+    );
   }
   return { $or: ways };
 }

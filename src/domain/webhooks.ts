@@ -24,10 +24,17 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-export async function createWebhook(collections: Collections, viewer: Viewer, input: WebhookInput): Promise<WebhookDoc> {
+export async function createWebhook(
+  collections: Collections,
+  viewer: Viewer,
+  input: WebhookInput,
+): Promise<WebhookDoc> {
   const url = requireDestinationUrl(input.destinationUrl, 'destination_url');
-  if (input.triggeredFor.length === 0) throw new DomainError('BAD_USER_INPUT', 'triggered_for needs at least one value.');
-  if (!(input.includeTranscript || input.includeCrmMatches || input.includeSummary || input.includeActionItems)) {
+  if (input.triggeredFor.length === 0)
+    throw new DomainError('BAD_USER_INPUT', 'triggered_for needs at least one value.');
+  if (
+    !(input.includeTranscript || input.includeCrmMatches || input.includeSummary || input.includeActionItems)
+  ) {
     throw new DomainError(
       'BAD_USER_INPUT',
       'At least one of include_transcript, include_crm_matches, include_summary and include_action_items must be true.',
@@ -56,6 +63,9 @@ export function listWebhooks(collections: Collections, viewer: Viewer): Promise<
 export async function deleteWebhook(collections: Collections, viewer: Viewer, id: string): Promise<void> {
   const notFound = new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
   if (!ObjectId.isValid(id) || !/^[0-9a-f]{24}$/i.test(id)) throw notFound;
-  const { deletedCount } = await collections.webhooks.deleteOne({ _id: new ObjectId(id), ownerId: viewer.user._id });
+  const { deletedCount } = await collections.webhooks.deleteOne({
+    _id: new ObjectId(id),
+    ownerId: viewer.user._id,
+  });
   if (deletedCount === 0) throw notFound;
 }

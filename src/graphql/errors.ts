@@ -21,4 +21,6 @@ export function domainErrorOf(error: unknown): DomainError | undefined {
 }
 
 export const maskedError = () =>
-  new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 } } });
+  new GraphQLError('Unexpected error.', {
+    extensions: { code: 'INTERNAL_SERVER_ERROR', http: { status: 500 } },
+  });

@@ -37,12 +37,20 @@ export function createLoaders(collections: Collections, viewer: Viewer | undefin
     highlights: content(collections.highlights),
     users: byObjectId<UserDoc>((ids) => collections.users.find({ _id: { $in: ids } }).toArray()),
     teams: byObjectId<TeamDoc>((ids) => collections.teams.find({ _id: { $in: ids } }).toArray()),
-    meetingTypes: byObjectId<MeetingTypeDoc>((ids) => collections.meetingTypes.find({ _id: { $in: ids } }).toArray()),
+    meetingTypes: byObjectId<MeetingTypeDoc>((ids) =>
+      collections.meetingTypes.find({ _id: { $in: ids } }).toArray(),
+    ),
     /** Every team of an organisation (for permission listings). */
-    orgTeams: new DataLoader(async (orgIds: readonly ObjectId[]) => {
-      const teams = await collections.teams.find({ orgId: { $in: [...orgIds] } }).sort({ name: 1 }).toArray();
-      return orgIds.map((id) => teams.filter((t) => t.orgId.equals(id)));
-    }, { cacheKeyFn: (id) => id.toHexString() }),
+    orgTeams: new DataLoader(
+      async (orgIds: readonly ObjectId[]) => {
+        const teams = await collections.teams
+          .find({ orgId: { $in: [...orgIds] } })
+          .sort({ name: 1 })
+          .toArray();
+        return orgIds.map((id) => teams.filter((t) => t.orgId.equals(id)));
+      },
+      { cacheKeyFn: (id) => id.toHexString() },
+    ),
     /** CRM matches as the viewer sees them. */
     crmMatches: new DataLoader<MeetingDoc, CrmMatches, number>(
       async (meetings) => {

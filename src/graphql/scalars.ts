@@ -29,7 +29,8 @@ export const DateTime = new GraphQLScalarType<Date, string>({
 });
 
 function parseEmail(value: unknown): string {
-  if (typeof value !== 'string' || value.length > 254 || !email.test(value)) throw badInput(`Not a valid email address: ${String(value)}`);
+  if (typeof value !== 'string' || value.length > 254 || !email.test(value))
+    throw badInput(`Not a valid email address: ${String(value)}`);
   return value.toLowerCase();
 }
 

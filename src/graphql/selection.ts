@@ -1,7 +1,10 @@
 /** Reading what a query selects below a field, through fragments, whatever the aliases. */
 import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 
-function fieldsOf(set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>): FieldNode[] {
+function fieldsOf(
+  set: SelectionSetNode | undefined,
+  fragments: Record<string, FragmentDefinitionNode>,
+): FieldNode[] {
   if (!set) return [];
   return set.selections.flatMap((s) => {
     if (s.kind === 'Field') return [s];
@@ -14,7 +17,9 @@ function fieldsOf(set: SelectionSetNode | undefined, fragments: Record<string, F
 export function selectedFieldNames(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
   let level: FieldNode[] = [...info.fieldNodes];
   for (const name of path) {
-    level = level.flatMap((f) => fieldsOf(f.selectionSet, info.fragments)).filter((f) => f.name.value === name);
+    level = level
+      .flatMap((f) => fieldsOf(f.selectionSet, info.fragments))
+      .filter((f) => f.name.value === name);
   }
   return new Set(level.flatMap((f) => fieldsOf(f.selectionSet, info.fragments)).map((f) => f.name.value));
 }

@@ -10,6 +10,7 @@ import { authenticate, presentedCredential } from '../domain/viewer.js';
 import type { Logger } from '../logger.js';
 import type { GraphQLContext } from './context.js';
 import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
+import { exposeHttpStatus } from './http-status-extension.js';
 import { armor } from './limits.js';
 import { createLoaders } from './loaders.js';
 import { schema } from './schema/index.js';
@@ -73,7 +74,13 @@ export function createGraphQLServer(options: {
             origin: options.corsOrigins,
             methods: ['GET', 'POST', 'OPTIONS'],
             allowedHeaders: ['content-type', 'x-api-key', 'authorization', 'x-request-id'],
-            exposedHeaders: ['x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after'],
+            exposedHeaders: [
+              'x-request-id',
+              'ratelimit-limit',
+              'ratelimit-remaining',
+              'ratelimit-reset',
+              'retry-after',
+            ],
             maxAge: 600,
           }
         : false,
@@ -82,17 +89,31 @@ export function createGraphQLServer(options: {
       defaultQuery: exampleQuery,
       headers: JSON.stringify({ 'X-Api-Key': '<your API key>' }),
     },
-    plugins: [armor()],
+    plugins: [armor(), exposeHttpStatus()],
     maskedErrors: {
       maskError: (error) => {
         const domain = domainErrorOf(error);
-        if (domain) return error instanceof GraphQLError ? withLocation(error, fromDomainError(domain)) : fromDomainError(domain);
-        if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) {
+        if (domain)
+          return error instanceof GraphQLError
+            ? withLocation(error, fromDomainError(domain))
+            : fromDomainError(domain);
+        if (
+          error instanceof GraphQLError &&
+          (!error.originalError || error.originalError instanceof GraphQLError)
+        ) {
           // Parse, validation and input coercion errors, and errors raised on purpose: the client's to see.
           if (error.extensions.code) return error;
-          return withLocation(error, new GraphQLError(error.message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } }));
+          return withLocation(
+            error,
+            new GraphQLError(error.message, {
+              extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+            }),
+          );
         }
-        logger.error({ err: error instanceof GraphQLError ? (error.originalError ?? error) : error }, 'unexpected GraphQL error');
+        logger.error(
+          { err: error instanceof GraphQLError ? (error.originalError ?? error) : error },
+          'unexpected GraphQL error',
+        );
         return error instanceof GraphQLError ? withLocation(error, maskedError()) : maskedError();
       },
     },

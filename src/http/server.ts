@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type Logger, withRequestId } from '../logger.js';
-import { sendJson } from './respond.js';
 import type { Metrics } from './metrics.js';
+import { sendJson } from './respond.js';
 
 export interface RequestInfo {
   requestId: string;
@@ -49,7 +49,13 @@ export function createHttpServer(doors: Door[], logger: Logger, metrics: Metrics
       metrics.httpDuration.observe({ method, route: info.route }, seconds);
       withRequestId(requestId, () =>
         logger.info(
-          { method, route: info.route, url: req.url, status: res.statusCode, ms: Math.round(seconds * 1e4) / 10 },
+          {
+            method,
+            route: info.route,
+            url: req.url,
+            status: res.statusCode,
+            ms: Math.round(seconds * 1e4) / 10,
+          },
           'request',
         ),
       );

@@ -52,7 +52,11 @@ describe.each(personas.map((p) => [p.label, p] as const))('%s', (_label, persona
   it('meeting(recordingId) finds exactly the visible meetings', async () => {
     const found: number[] = [];
     for (const m of dataset.meetings) {
-      const res = await t.graphql('query($id: Int!) { meeting(recordingId: $id) { recordingId } }', { id: m.recording_id }, key);
+      const res = await t.graphql(
+        'query($id: Int!) { meeting(recordingId: $id) { recordingId } }',
+        { id: m.recording_id },
+        key,
+      );
       expect(res.body.errors).toBeUndefined();
       if (res.body.data.meeting) found.push(res.body.data.meeting.recordingId);
     }
@@ -69,7 +73,8 @@ describe.each(personas.map((p) => [p.label, p] as const))('%s', (_label, persona
       key,
     );
     expect(res.body.errors).toBeUndefined();
-    const nodes: ({ recordingId: number; transcript: unknown; defaultSummary: unknown } | null)[] = res.body.data.nodes;
+    const nodes: ({ recordingId: number; transcript: unknown; defaultSummary: unknown } | null)[] =
+      res.body.data.nodes;
     expect(nodes.at(-1)).toBeNull();
     const seen = new Set(nodes.filter((n) => n !== null).map((n) => n!.recordingId));
     expect(seen).toEqual(visible);

@@ -13,6 +13,7 @@ const app = `Bearer ${keyOf('connected app (Tom)')}`;
 function expectError(res: Awaited<ReturnType<TestApp['graphql']>>, code: string, status: number) {
   expect(res.status).toBe(status);
   expect(res.body.errors?.[0]?.extensions?.code).toBe(code);
+  expect(res.body.errors?.[0]?.extensions?.http?.status).toBe(status);
 }
 
 describe('authentication', () => {
@@ -20,13 +21,24 @@ describe('authentication', () => {
     expectError(await t.graphql('{ viewer { email } }'), 'UNAUTHENTICATED', 401);
   });
 
-  it.each(['deactivated user (401)', 'invited user (401)', 'revoked key (401)'])('%s: UNAUTHENTICATED', async (label) => {
-    expectError(await t.graphql('{ viewer { email } }', {}, keyOf(label)), 'UNAUTHENTICATED', 401);
-  });
+  it.each(['deactivated user (401)', 'invited user (401)', 'revoked key (401)'])(
+    '%s: UNAUTHENTICATED',
+    async (label) => {
+      expectError(await t.graphql('{ viewer { email } }', {}, keyOf(label)), 'UNAUTHENTICATED', 401);
+    },
+  );
 
   it('an unknown key, or an API key sent as a Bearer token: UNAUTHENTICATED', async () => {
-    expectError(await t.graphql('{ viewer { email } }', {}, 'mk_not_a_real_key_at_all'), 'UNAUTHENTICATED', 401);
-    expectError(await t.graphql('{ viewer { email } }', {}, `Bearer ${keyOf('account admin')}`), 'UNAUTHENTICATED', 401);
+    expectError(
+      await t.graphql('{ viewer { email } }', {}, 'mk_not_a_real_key_at_all'),
+      'UNAUTHENTICATED',
+      401,
+    );
+    expectError(
+      await t.graphql('{ viewer { email } }', {}, `Bearer ${keyOf('account admin')}`),
+      'UNAUTHENTICATED',
+      401,
+    );
   });
 
   it('introspection needs no key (GraphiQL loads the schema before you paste one)', async () => {
@@ -36,15 +48,27 @@ describe('authentication', () => {
   });
 
   it('a valid key identifies the viewer', async () => {
-    const res = await t.graphql('{ viewer { email permissions { settingsAccess { level } } } }', {}, keyOf('account admin'));
+    const res = await t.graphql(
+      '{ viewer { email permissions { settingsAccess { level } } } }',
+      {},
+      keyOf('account admin'),
+    );
     expect(res.body.data.viewer.permissions.settingsAccess.level).toBe('ACCOUNT_ADMIN');
   });
 });
 
 describe('authorisation', () => {
   it('users is for account admins: FORBIDDEN, 403 for anyone else', async () => {
-    expectError(await t.graphql('{ users { edges { node { email } } } }', {}, keyOf('team admin (Sales)')), 'FORBIDDEN', 403);
-    const admin = await t.graphql('{ users(first: 100) { edges { node { email status } } } }', {}, keyOf('account admin'));
+    expectError(
+      await t.graphql('{ users { edges { node { email } } } }', {}, keyOf('team admin (Sales)')),
+      'FORBIDDEN',
+      403,
+    );
+    const admin = await t.graphql(
+      '{ users(first: 100) { edges { node { email status } } } }',
+      {},
+      keyOf('account admin'),
+    );
     expect(admin.body.errors).toBeUndefined();
     const statuses = admin.body.data.users.edges.map((e: { node: { status: string } }) => e.node.status);
     expect(statuses).toEqual([...statuses].sort());
@@ -52,7 +76,11 @@ describe('authorisation', () => {
   });
 
   it('connected apps may not list transcripts or summaries, even behind aliases and fragments', async () => {
-    const summary = await t.graphql('{ meetings { edges { node { s: defaultSummary { markdownFormatted } } } } }', {}, app);
+    const summary = await t.graphql(
+      '{ meetings { edges { node { s: defaultSummary { markdownFormatted } } } } }',
+      {},
+      app,
+    );
     expectError(summary, 'BAD_USER_INPUT', 400);
     expect(summary.body.errors?.[0]?.message).toBe('OAuth users are not allowed to include summary.');
     const transcript = await t.graphql(
@@ -64,10 +92,18 @@ describe('authorisation', () => {
   });
 
   it('connected apps may read one recording’s transcript and list meetings without content', async () => {
-    const list = await t.graphql('{ meetings(first: 1) { edges { node { recordingId actionItems { description } } } } }', {}, app);
+    const list = await t.graphql(
+      '{ meetings(first: 1) { edges { node { recordingId actionItems { description } } } } }',
+      {},
+      app,
+    );
     expect(list.body.errors).toBeUndefined();
     const id = list.body.data.meetings.edges[0].node.recordingId;
-    const one = await t.graphql('query($id: Int!) { meeting(recordingId: $id) { transcript { text } } }', { id }, app);
+    const one = await t.graphql(
+      'query($id: Int!) { meeting(recordingId: $id) { transcript { text } } }',
+      { id },
+      app,
+    );
     expect(one.body.errors).toBeUndefined();
     expect(one.body.data.meeting).not.toBeNull();
   });
@@ -77,15 +113,37 @@ describe('bad input', () => {
   const admin = keyOf('account admin');
 
   it('page sizes outside 1..100 and backward paging are BAD_USER_INPUT', async () => {
-    expectError(await t.graphql('{ meetings(first: 101) { edges { cursor } } }', {}, admin), 'BAD_USER_INPUT', 400);
-    expectError(await t.graphql('{ meetings(first: 0) { edges { cursor } } }', {}, admin), 'BAD_USER_INPUT', 400);
-    expectError(await t.graphql('{ meetings(last: 5) { edges { cursor } } }', {}, admin), 'BAD_USER_INPUT', 400);
+    expectError(
+      await t.graphql('{ meetings(first: 101) { edges { cursor } } }', {}, admin),
+      'BAD_USER_INPUT',
+      400,
+    );
+    expectError(
+      await t.graphql('{ meetings(first: 0) { edges { cursor } } }', {}, admin),
+      'BAD_USER_INPUT',
+      400,
+    );
+    expectError(
+      await t.graphql('{ meetings(last: 5) { edges { cursor } } }', {}, admin),
+      'BAD_USER_INPUT',
+      400,
+    );
   });
 
   it('a forged cursor, or one made for other filters, is BAD_USER_INPUT', async () => {
-    expectError(await t.graphql('{ meetings(after: "garbage!") { edges { cursor } } }', {}, admin), 'BAD_USER_INPUT', 400);
-    const injected = Buffer.from(JSON.stringify({ l: 'meetings', f: 'x', v: [{ $gt: '' }, 1] })).toString('base64url');
-    expectError(await t.graphql(`{ meetings(after: "${injected}") { edges { cursor } } }`, {}, admin), 'BAD_USER_INPUT', 400);
+    expectError(
+      await t.graphql('{ meetings(after: "garbage!") { edges { cursor } } }', {}, admin),
+      'BAD_USER_INPUT',
+      400,
+    );
+    const injected = Buffer.from(JSON.stringify({ l: 'meetings', f: 'x', v: [{ $gt: '' }, 1] })).toString(
+      'base64url',
+    );
+    expectError(
+      await t.graphql(`{ meetings(after: "${injected}") { edges { cursor } } }`, {}, admin),
+      'BAD_USER_INPUT',
+      400,
+    );
     const page = await t.graphql('{ meetings(first: 1) { pageInfo { endCursor } } }', {}, admin);
     const cursor = page.body.data.meetings.pageInfo.endCursor;
     const other = await t.graphql(
@@ -98,10 +156,18 @@ describe('bad input', () => {
   });
 
   it('a date without a zone, or a bad email, is BAD_USER_INPUT', async () => {
-    const date = await t.graphql('{ meetings(filter: { createdAfter: "2026-01-01T00:00:00" }) { edges { cursor } } }', {}, admin);
+    const date = await t.graphql(
+      '{ meetings(filter: { createdAfter: "2026-01-01T00:00:00" }) { edges { cursor } } }',
+      {},
+      admin,
+    );
     expect(date.status).toBe(400);
     expect(date.body.errors?.[0]?.extensions?.code).toBeDefined();
-    const email = await t.graphql('query($e: [Email!]) { meetings(filter: { recordedBy: $e }) { edges { cursor } } }', { e: ['nope'] }, admin);
+    const email = await t.graphql(
+      'query($e: [Email!]) { meetings(filter: { recordedBy: $e }) { edges { cursor } } }',
+      { e: ['nope'] },
+      admin,
+    );
     expect(email.status).toBe(400);
   });
 

@@ -26,17 +26,27 @@ beforeAll(async () => {
   t = await startTestApp();
   // Give the admin (who sees over 100 meetings) a CRM connection, so CRM records are looked up too.
   const { collections } = t.app.database;
-  const admin = await collections.users.findOne({ email: demoPersonas.find((p) => p.label === 'account admin')!.email });
+  const admin = await collections.users.findOne({
+    email: demoPersonas.find((p) => p.label === 'account admin')!.email,
+  });
   const sales = await collections.crmConnections.findOne({ 'owner.kind': 'team' });
-  await collections.crmConnections.insertOne({ ...sales!, _id: new ObjectId(), owner: { kind: 'user', id: admin!._id } });
+  await collections.crmConnections.insertOne({
+    ...sales!,
+    _id: new ObjectId(),
+    owner: { kind: 'user', id: admin!._id },
+  });
   const records = await collections.crmRecords.find({ connectionId: sales!._id }).toArray();
   const connection = await collections.crmConnections.findOne({ 'owner.id': admin!._id });
-  await collections.crmRecords.insertMany(records.map((r) => ({ ...r, _id: new ObjectId(), connectionId: connection!._id })));
+  await collections.crmRecords.insertMany(
+    records.map((r) => ({ ...r, _id: new ObjectId(), connectionId: connection!._id })),
+  );
 });
 afterAll(() => t.close());
 
 async function commandsFor(query: string, first: number) {
-  const { result, commands } = await t.countCommands(() => t.graphql(query, { first }, keyOf('account admin')));
+  const { result, commands } = await t.countCommands(() =>
+    t.graphql(query, { first }, keyOf('account admin')),
+  );
   expect(result.body.errors).toBeUndefined();
   expect(result.body.data.meetings.edges).toHaveLength(first);
   return commands.map((c) => `${c.commandName}:${commandCollection(c)}`).sort();
@@ -54,7 +64,10 @@ describe('batching', () => {
   });
 
   it('a page that selects no content field sends no content query', async () => {
-    const plain = await commandsFor('query($first: Int) { meetings(first: $first) { edges { node { recordingId title } } } }', 50);
+    const plain = await commandsFor(
+      'query($first: Int) { meetings(first: $first) { edges { node { recordingId title } } } }',
+      50,
+    );
     for (const collection of contentCollections) expect(plain.join(' ')).not.toContain(collection);
     // authentication (credential, user, organisation) and the page itself
     expect(plain).toEqual(['find:credentials', 'find:meetings', 'find:organisations', 'find:users']);

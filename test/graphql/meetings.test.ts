@@ -58,7 +58,9 @@ describe('meetings', () => {
     expect(page.body.data.meetings.edges).toHaveLength(10);
     const all = await listAll({});
     const sorted = [...all].sort((a, b) =>
-      a.recordingStartTime === b.recordingStartTime ? b.recordingId - a.recordingId : b.recordingStartTime.localeCompare(a.recordingStartTime),
+      a.recordingStartTime === b.recordingStartTime
+        ? b.recordingId - a.recordingId
+        : b.recordingStartTime.localeCompare(a.recordingStartTime),
     );
     expect(all.map((r) => r.recordingId)).toEqual(sorted.map((r) => r.recordingId));
   });
@@ -85,7 +87,9 @@ describe('meetings', () => {
   });
 
   it('external recorders appear only when named, and teams alone does not bring them in', async () => {
-    const adminOrgDomains = dataset.organisations.find((o) => o.slug === dataset.users.find((u) => u.email === adminEmail)!.organisation)!.domains;
+    const adminOrgDomains = dataset.organisations.find(
+      (o) => o.slug === dataset.users.find((u) => u.email === adminEmail)!.organisation,
+    )!.domains;
     const isInternal = (email: string) => adminOrgDomains.includes(email.split('@')[1]!);
     expect((await listAll({})).every((r) => isInternal(r.recordedBy.email))).toBe(true);
     const externals = [...visibleRecordings(dataset, adminEmail)]
@@ -129,8 +133,17 @@ describe('meetings', () => {
     const at = all.filter((r) => r.createdAt === pivot).length;
     expect(after.length + before.length + at).toBe(all.length);
 
-    const both = await listAll({ teams: ['Sales'], domainsType: 'ONE_OR_MORE_EXTERNAL', createdAfter: pivot });
-    const expected = all.filter((r) => r.recordedBy.team === 'Sales' && r.calendarInviteesDomainsType === 'ONE_OR_MORE_EXTERNAL' && r.createdAt > pivot);
+    const both = await listAll({
+      teams: ['Sales'],
+      domainsType: 'ONE_OR_MORE_EXTERNAL',
+      createdAfter: pivot,
+    });
+    const expected = all.filter(
+      (r) =>
+        r.recordedBy.team === 'Sales' &&
+        r.calendarInviteesDomainsType === 'ONE_OR_MORE_EXTERNAL' &&
+        r.createdAt > pivot,
+    );
     expect(both.map((r) => r.recordingId)).toEqual(expected.map((r) => r.recordingId));
   });
 

@@ -7,7 +7,10 @@ const entry = ['--import', 'tsx', 'src/main.ts'];
 function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; saw:\n${seen}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`timed out waiting for ${pattern}; saw:\n${seen}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       seen += chunk.toString();
       if (pattern.test(seen)) {

@@ -21,13 +21,16 @@ export interface TestApp {
 export interface GraphQLResponse {
   status: number;
   headers: Headers;
-  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected structurally
-  body: { data?: any; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, any> }[] };
+  body: {
+    data?: any;
+    errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, any> }[];
+  };
 }
 
 export function keyOf(label: string): string {
   const persona = demoPersonas.find((p) => p.label === label);
-  if (!persona) throw new Error(`no demo persona "${label}"; have: ${demoPersonas.map((p) => p.label).join(', ')}`);
+  if (!persona)
+    throw new Error(`no demo persona "${label}"; have: ${demoPersonas.map((p) => p.label).join(', ')}`);
   return persona.apiKey;
 }
 
@@ -46,10 +49,18 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     async graphql(query, variables, key) {
       const res = await fetch(`${app.url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...authHeaders(key) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json, application/json',
+          ...authHeaders(key),
+        },
         body: JSON.stringify({ query, variables }),
       });
-      return { status: res.status, headers: res.headers, body: (await res.json()) as GraphQLResponse['body'] };
+      return {
+        status: res.status,
+        headers: res.headers,
+        body: (await res.json()) as GraphQLResponse['body'],
+      };
     },
     async countCommands(fn) {
       const commands: CommandStartedEvent[] = [];

@@ -3,7 +3,11 @@ import type { CrmMatches as CrmMatchesShape } from '../../domain/crm.js';
 import { builder } from '../builder.js';
 
 const CrmContact = builder.objectRef<CrmMatchesShape['contacts'][number]>('CrmContact').implement({
-  fields: (t) => ({ name: t.exposeString('name'), email: t.exposeString('email'), recordUrl: t.exposeString('recordUrl') }),
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    email: t.exposeString('email'),
+    recordUrl: t.exposeString('recordUrl'),
+  }),
 });
 
 const CrmCompany = builder.objectRef<CrmMatchesShape['companies'][number]>('CrmCompany').implement({
@@ -23,6 +27,9 @@ export const CrmMatches = builder.objectRef<CrmMatchesShape>('CrmMatches').imple
     contacts: t.field({ type: [CrmContact], resolve: (m) => m.contacts }),
     companies: t.field({ type: [CrmCompany], resolve: (m) => m.companies }),
     deals: t.field({ type: [CrmDeal], resolve: (m) => m.deals }),
-    error: t.exposeString('error', { nullable: true, description: 'Why matching could not be done, e.g. "no CRM connected".' }),
+    error: t.exposeString('error', {
+      nullable: true,
+      description: 'Why matching could not be done, e.g. "no CRM connected".',
+    }),
   }),
 });

@@ -4,7 +4,9 @@ import { builder } from '../builder.js';
 import { viewerOf } from '../context.js';
 
 const DeliveryPayload = builder.objectRef<{ destinationUrl: string }>('DeliveryPayload').implement({
-  fields: (t) => ({ destinationUrl: t.exposeString('destinationUrl', { description: 'Where the content will be POSTed.' }) }),
+  fields: (t) => ({
+    destinationUrl: t.exposeString('destinationUrl', { description: 'Where the content will be POSTed.' }),
+  }),
 });
 
 function deliveryMutation(content: DeliveryContent) {
@@ -14,7 +16,13 @@ function deliveryMutation(content: DeliveryContent) {
       description: `Queues a POST of the recording's ${content} to destinationUrl; answers at once.`,
       args: { recordingId: t.arg.int({ required: true }), destinationUrl: t.arg.string({ required: true }) },
       resolve: (_root, args, context) =>
-        requestDelivery(context.collections, viewerOf(context), args.recordingId, content, args.destinationUrl),
+        requestDelivery(
+          context.collections,
+          viewerOf(context),
+          args.recordingId,
+          content,
+          args.destinationUrl,
+        ),
     }),
   );
 }

@@ -1,5 +1,11 @@
 /** The content of a meeting: transcript entries, summary, action items, highlights. */
-import type { ActionItemDoc, HighlightDoc, SpeakerDoc, SummaryDoc, TranscriptEntryDoc } from '../../db/documents.js';
+import type {
+  ActionItemDoc,
+  HighlightDoc,
+  SpeakerDoc,
+  SummaryDoc,
+  TranscriptEntryDoc,
+} from '../../db/documents.js';
 import { builder } from '../builder.js';
 
 const Speaker = builder.objectRef<SpeakerDoc>('Speaker').implement({

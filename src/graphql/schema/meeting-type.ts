@@ -14,7 +14,9 @@ const MeetingTypeStatusEnum = builder.enumType('MeetingTypeStatus', {
 
 const MeetingType = builder.objectRef<MeetingTypeDoc>('MeetingType').implement({
   fields: (t) => ({
-    name: t.exposeString('name', { description: 'The value to filter meetings by (MeetingFilter.meetingType).' }),
+    name: t.exposeString('name', {
+      description: 'The value to filter meetings by (MeetingFilter.meetingType).',
+    }),
     status: t.field({ type: MeetingTypeStatusEnum, resolve: (m) => m.status }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),

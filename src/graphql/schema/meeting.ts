@@ -9,8 +9,8 @@ import { DomainError } from '../../domain/errors.js';
 import { findMeeting, listMeetings } from '../../domain/meetings.js';
 import { sharedWithOf } from '../../domain/sharing.js';
 import { builder } from '../builder.js';
-import { type GraphQLContext, viewerOf } from '../context.js';
 import { connectionOf, forwardOnly } from '../connection.js';
+import { type GraphQLContext, viewerOf } from '../context.js';
 import { selectedFieldNames } from '../selection.js';
 import { CrmMatches } from './crm.js';
 import { ActionItem, Highlight, Summary, TranscriptEntry } from './meeting-content.js';
@@ -48,7 +48,9 @@ const Invitee = builder.objectRef<InviteeOfMeeting>('Invitee').implement({
       resolve: async ({ invitee, recordingId }, _args, { loaders }) => {
         if (!invitee.email) return null;
         const transcript = await loaders.transcripts.load(recordingId);
-        const entry = transcript?.entries.find((e) => e.speaker.matchedCalendarInviteeEmail === invitee.email);
+        const entry = transcript?.entries.find(
+          (e) => e.speaker.matchedCalendarInviteeEmail === invitee.email,
+        );
         return entry?.speaker.displayName ?? null;
       },
     }),
@@ -58,14 +60,21 @@ const Invitee = builder.objectRef<InviteeOfMeeting>('Invitee').implement({
 const Recorder = builder.objectRef<MeetingDoc>('Recorder').implement({
   description: 'The user who recorded a meeting.',
   fields: (t) => ({
-    name: t.string({ nullable: true, resolve: async (m, _a, { loaders }) => (await loaders.users.load(m.recorderId))?.name ?? null }),
-    email: t.string({ resolve: async (m, _a, { loaders }) => (await loaders.users.load(m.recorderId))?.email ?? '' }),
+    name: t.string({
+      nullable: true,
+      resolve: async (m, _a, { loaders }) => (await loaders.users.load(m.recorderId))?.name ?? null,
+    }),
+    email: t.string({
+      resolve: async (m, _a, { loaders }) => (await loaders.users.load(m.recorderId))?.email ?? '',
+    }),
     emailDomain: t.string({
-      resolve: async (m, _a, { loaders }) => (await loaders.users.load(m.recorderId))?.email.split('@')[1] ?? '',
+      resolve: async (m, _a, { loaders }) =>
+        (await loaders.users.load(m.recorderId))?.email.split('@')[1] ?? '',
     }),
     team: t.string({
       nullable: true,
-      resolve: async (m, _a, { loaders }) => (m.teamId ? ((await loaders.teams.load(m.teamId))?.name ?? null) : null),
+      resolve: async (m, _a, { loaders }) =>
+        m.teamId ? ((await loaders.teams.load(m.teamId))?.name ?? null) : null,
     }),
   }),
 });
@@ -81,15 +90,19 @@ builder.node(Meeting, {
       return n;
     },
   },
-  loadManyWithoutCache: (ids, { loaders }) => loaders.meetings.loadMany(ids).then((r) => r.map((m) => (m instanceof Error ? null : m))),
+  loadManyWithoutCache: (ids, { loaders }) =>
+    loaders.meetings.loadMany(ids).then((r) => r.map((m) => (m instanceof Error ? null : m))),
   fields: (t) => ({
-    recordingId: t.exposeInt('recordingId', { description: 'The public integer id, used in /recordings paths.' }),
+    recordingId: t.exposeInt('recordingId', {
+      description: 'The public integer id, used in /recordings paths.',
+    }),
     title: t.exposeString('title'),
     meetingTitle: t.exposeString('meetingTitle', { nullable: true }),
     meetingType: t.string({
       nullable: true,
       description: 'Name of the meeting type assigned.',
-      resolve: async (m, _a, { loaders }) => (m.meetingTypeId ? ((await loaders.meetingTypes.load(m.meetingTypeId))?.name ?? null) : null),
+      resolve: async (m, _a, { loaders }) =>
+        m.meetingTypeId ? ((await loaders.meetingTypes.load(m.meetingTypeId))?.name ?? null) : null,
     }),
     url: t.exposeString('url'),
     shareUrl: t.exposeString('shareUrl'),
@@ -101,7 +114,10 @@ builder.node(Meeting, {
     calendarInviteesDomainsType: t.field({ type: DomainsTypeEnum, resolve: (m) => m.domainsType }),
     sharedWith: t.field({ type: SharedWithEnum, resolve: (m) => sharedWithOf(m) }),
     transcriptLanguage: t.exposeString('transcriptLanguage'),
-    meetingUrl: t.exposeString('meetingUrl', { nullable: true, description: 'Link to the conferencing meeting.' }),
+    meetingUrl: t.exposeString('meetingUrl', {
+      nullable: true,
+      description: 'Link to the conferencing meeting.',
+    }),
     calendarInvitees: t.field({
       type: [Invitee],
       resolve: (m) => m.calendarInvitees.map((invitee) => ({ invitee, recordingId: m.recordingId })),
@@ -120,7 +136,10 @@ builder.node(Meeting, {
     actionItems: t.field({
       type: [ActionItem],
       resolve: async (m, _a, { loaders }) =>
-        ((await loaders.actionItems.load(m.recordingId))?.items ?? []).map((item) => ({ item, meetingUrl: m.url })),
+        ((await loaders.actionItems.load(m.recordingId))?.items ?? []).map((item) => ({
+          item,
+          meetingUrl: m.url,
+        })),
     }),
     highlights: t.field({
       type: [Highlight],
@@ -136,29 +155,42 @@ const MeetingFilter = builder.inputType('MeetingFilter', {
     recordedBy: t.field({
       type: ['Email'],
       required: false,
-      description: 'Recorders. Meetings recorded outside your organisation are listed only when their recorder is named here.',
+      description:
+        'Recorders. Meetings recorded outside your organisation are listed only when their recorder is named here.',
     }),
     teams: t.stringList({ required: false, description: "Names of the recorder's team." }),
-    companyDomains: t.stringList({ required: false, description: 'The domain of the company the meeting is associated with.' }),
+    companyDomains: t.stringList({
+      required: false,
+      description: 'The domain of the company the meeting is associated with.',
+    }),
     domainsType: t.field({ type: DomainsTypeEnum, required: false, description: 'Omit for all.' }),
     createdAfter: t.field({ type: 'DateTime', required: false }),
     createdBefore: t.field({ type: 'DateTime', required: false }),
-    meetingType: t.string({ required: false, description: 'A meeting type name; an unknown name matches nothing.' }),
+    meetingType: t.string({
+      required: false,
+      description: 'A meeting type name; an unknown name matches nothing.',
+    }),
   }),
 });
 
 /** Connected apps may read transcripts and summaries one recording at a time, not through lists. */
 function refuseListedContentForApps(context: GraphQLContext, info: GraphQLResolveInfo): void {
   if (viewerOf(context).via !== 'connected_app') return;
-  const selected = new Set([...selectedFieldNames(info, ['edges', 'node']), ...selectedFieldNames(info, ['nodes'])]);
-  if (selected.has('defaultSummary')) throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include summary.');
-  if (selected.has('transcript')) throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include transcript.');
+  const selected = new Set([
+    ...selectedFieldNames(info, ['edges', 'node']),
+    ...selectedFieldNames(info, ['nodes']),
+  ]);
+  if (selected.has('defaultSummary'))
+    throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include summary.');
+  if (selected.has('transcript'))
+    throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include transcript.');
 }
 
 builder.queryFields((t) => ({
   meetings: t.connection({
     type: Meeting,
-    description: 'Meetings you may see, newest first (by recording start). Pages of 10 by default, at most 100.',
+    description:
+      'Meetings you may see, newest first (by recording start). Pages of 10 by default, at most 100.',
     args: { filter: t.arg({ type: MeetingFilter, required: false }) },
     resolve: async (_root, args, context, info) => {
       forwardOnly(args);
@@ -172,6 +204,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One meeting by recording id; null when it does not exist or you may not see it.',
     args: { recordingId: t.arg.int({ required: true }) },
-    resolve: (_root, { recordingId }, context) => findMeeting(context.collections, viewerOf(context), recordingId),
+    resolve: (_root, { recordingId }, context) =>
+      findMeeting(context.collections, viewerOf(context), recordingId),
   }),
 }));

@@ -37,7 +37,8 @@ const SettingsAccess = builder.objectRef<UserDoc>('SettingsAccess').implement({
     teams: t.field({
       type: [Team],
       description: 'Every team for account admins; the administered teams for team admins.',
-      resolve: async (u, _a, { loaders }) => grantedTeams(u.settingsAccess, await loaders.orgTeams.load(u.orgId)),
+      resolve: async (u, _a, { loaders }) =>
+        grantedTeams(u.settingsAccess, await loaders.orgTeams.load(u.orgId)),
     }),
   }),
 });
@@ -47,7 +48,8 @@ const ViewAccess = builder.objectRef<UserDoc>('ViewAccess').implement({
     level: t.field({ type: ViewAccessLevelEnum, resolve: (u) => u.viewAccess.level }),
     teams: t.field({
       type: [Team],
-      description: 'Teams whose shared meetings the user sees: every team for ALL_TEAMS, none for OWN_MEETINGS.',
+      description:
+        'Teams whose shared meetings the user sees: every team for ALL_TEAMS, none for OWN_MEETINGS.',
       resolve: async (u, _a, { loaders }) => grantedTeams(u.viewAccess, await loaders.orgTeams.load(u.orgId)),
     }),
   }),
@@ -84,12 +86,20 @@ const UserFilter = builder.inputType('UserFilter', {
   fields: (t) => ({
     team: t.string({ required: false, description: 'A team name.' }),
     status: t.field({ type: UserStatusEnum, required: false }),
-    settingsAccess: t.field({ type: SettingsAccessLevelEnum, required: false, description: 'Not with status INVITED.' }),
+    settingsAccess: t.field({
+      type: SettingsAccessLevelEnum,
+      required: false,
+      description: 'Not with status INVITED.',
+    }),
   }),
 });
 
 builder.queryFields((t) => ({
-  viewer: t.field({ type: User, description: 'The user the API key or token belongs to.', resolve: (_r, _a, c) => viewerOf(c).user }),
+  viewer: t.field({
+    type: User,
+    description: 'The user the API key or token belongs to.',
+    resolve: (_r, _a, c) => viewerOf(c).user,
+  }),
   teamMembers: t.connection({
     type: User,
     description: 'Active members of your organisation’s teams (or of one team), by email.',
@@ -102,7 +112,8 @@ builder.queryFields((t) => ({
   users: t.connection({
     type: User,
     authScopes: { accountAdmin: true },
-    description: 'Every user of the account with permissions: active, then deactivated, then invited. Account admins only.',
+    description:
+      'Every user of the account with permissions: active, then deactivated, then invited. Account admins only.',
     args: { filter: t.arg({ type: UserFilter, required: false }) },
     resolve: async (_root, args, context) => {
       forwardOnly(args);

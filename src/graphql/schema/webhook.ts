@@ -6,7 +6,10 @@ import { viewerOf } from '../context.js';
 
 const TriggeredForEnum = builder.enumType('TriggeredFor', {
   values: {
-    MY_RECORDINGS: { value: 'my_recordings', description: 'Your private and individually shared recordings.' },
+    MY_RECORDINGS: {
+      value: 'my_recordings',
+      description: 'Your private and individually shared recordings.',
+    },
     SHARED_EXTERNAL_RECORDINGS: {
       value: 'shared_external_recordings',
       description: 'Recordings shared with you by users outside your organisation.',
@@ -50,7 +53,9 @@ const CreateWebhookInput = builder.inputType('CreateWebhookInput', {
 const CreateWebhookPayload = builder.objectRef<WebhookDoc>('CreateWebhookPayload').implement({
   fields: (t) => ({
     webhook: t.field({ type: Webhook, resolve: (w) => w }),
-    secret: t.exposeString('secret', { description: 'The signing secret (whsec_...). Shown this once: store it now.' }),
+    secret: t.exposeString('secret', {
+      description: 'The signing secret (whsec_...). Shown this once: store it now.',
+    }),
   }),
 });
 
