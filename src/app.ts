@@ -52,6 +52,10 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     collections: database.collections,
     logger,
     corsOrigins: config.CORS_ORIGINS,
+    rateLimits: {
+      limits: { general: config.RATE_LIMIT_GENERAL, heavy: config.RATE_LIMIT_HEAVY },
+      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+    },
   });
   const server = createHttpServer(
     [

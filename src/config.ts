@@ -83,6 +83,25 @@ export const variables = {
     schema: list.pipe(z.array(z.url())),
     default: '',
   }),
+  RATE_LIMIT_GENERAL: variable({
+    description: 'requests per window per API key or token (compat.md: 60)',
+    expects: 'a positive whole number',
+    schema: z.coerce.number().int().min(1),
+    default: '60',
+  }),
+  RATE_LIMIT_HEAVY: variable({
+    description:
+      'transcript and summary requests per window per key or token, in their own bucket (compat.md: 30)',
+    expects: 'a positive whole number',
+    schema: z.coerce.number().int().min(1),
+    default: '30',
+  }),
+  RATE_LIMIT_WINDOW_SECONDS: variable({
+    description: 'length of the rate-limit window',
+    expects: 'a positive whole number of seconds',
+    schema: z.coerce.number().int().min(1),
+    default: '60',
+  }),
 } as const;
 
 type Variables = typeof variables;

@@ -14,6 +14,7 @@ import type {
   MeetingTypeDoc,
   OrganisationDoc,
   OutboxDoc,
+  RateLimitDoc,
   SummaryDoc,
   TeamDoc,
   TranscriptDoc,
@@ -36,6 +37,7 @@ export interface Collections {
   crmRecords: Collection<CrmRecordDoc>;
   webhooks: Collection<WebhookDoc>;
   outbox: Collection<OutboxDoc>;
+  rateLimits: Collection<RateLimitDoc>;
   counters: Collection<CounterDoc>;
 }
 
@@ -78,6 +80,7 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     },
     { key: { status: 1, nextAttemptAt: 1 } },
   ],
+  rateLimits: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
   counters: [],
 };
 

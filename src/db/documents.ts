@@ -252,3 +252,12 @@ export interface OutboxDoc {
   nextAttemptAt: Date;
   createdAt: Date;
 }
+
+/** Requests counted in one fixed window for one credential and bucket (shared by every process). */
+export interface RateLimitDoc {
+  /** `${bucket}:${credentialId}:${windowStart}` */
+  _id: string;
+  count: number;
+  /** End of the window; a TTL index removes the document after it. */
+  expiresAt: Date;
+}

@@ -3,6 +3,7 @@
  * Credentials are looked up by the SHA-256 of the presented secret; the plain secret is never stored.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { CredentialKind, OrganisationDoc, UserDoc } from '../db/documents.js';
 import { DomainError } from './errors.js';
@@ -12,6 +13,8 @@ export interface Viewer {
   org: OrganisationDoc;
   /** How the viewer authenticated: connected apps may not include transcripts or summaries in lists. */
   via: CredentialKind;
+  /** The key or token used: rate limits count per credential. */
+  credentialId: ObjectId;
 }
 
 export function hashSecret(secret: string): string {
@@ -58,5 +61,5 @@ export async function authenticate(
   if (user?.status !== 'active') throw new DomainError('UNAUTHENTICATED', refused);
   const org = await collections.organisations.findOne({ _id: user.orgId });
   if (!org) throw new DomainError('UNAUTHENTICATED', refused);
-  return { user, org, via: credential.kind };
+  return { user, org, via: credential.kind, credentialId: credential._id };
 }

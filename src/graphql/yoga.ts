@@ -6,6 +6,7 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Collections } from '../db/collections.js';
+import type { RateLimitPolicy } from '../domain/rate-limits.js';
 import { authenticate, presentedCredential } from '../domain/viewer.js';
 import type { Logger } from '../logger.js';
 import type { GraphQLContext } from './context.js';
@@ -13,6 +14,7 @@ import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
 import { exposeHttpStatus } from './http-status-extension.js';
 import { armor } from './limits.js';
 import { createLoaders } from './loaders.js';
+import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
 
 export interface ServerContext {
@@ -56,6 +58,7 @@ export function createGraphQLServer(options: {
   collections: Collections;
   logger: Logger;
   corsOrigins: string[];
+  rateLimits: RateLimitPolicy;
 }): GraphQLServer {
   const { collections, logger } = options;
   return createYoga<ServerContext, GraphQLContext>({
@@ -89,7 +92,7 @@ export function createGraphQLServer(options: {
       defaultQuery: exampleQuery,
       headers: JSON.stringify({ 'X-Api-Key': '<your API key>' }),
     },
-    plugins: [armor(), exposeHttpStatus()],
+    plugins: [armor(), rateLimit(collections, options.rateLimits), exposeHttpStatus()],
     maskedErrors: {
       maskError: (error) => {
         const domain = domainErrorOf(error);

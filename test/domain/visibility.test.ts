@@ -1,4 +1,5 @@
 /** The list filter and the single-meeting predicate of visibility.ts decide alike, for every user. */
+import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Viewer } from '../../src/domain/viewer.js';
 import { canSee, visibleMeetingsFilter } from '../../src/domain/visibility.js';
@@ -18,7 +19,7 @@ describe('visibility', () => {
     expect(users.length).toBeGreaterThan(10);
     for (const user of users) {
       const org = (await collections.organisations.findOne({ _id: user.orgId }))!;
-      const viewer: Viewer = { user, org, via: 'api_key' };
+      const viewer: Viewer = { user, org, via: 'api_key', credentialId: new ObjectId() };
       const listed = await collections.meetings
         .find(visibleMeetingsFilter(viewer))
         .project({ recordingId: 1 })

@@ -69,7 +69,13 @@ describe('batching', () => {
       50,
     );
     for (const collection of contentCollections) expect(plain.join(' ')).not.toContain(collection);
-    // authentication (credential, user, organisation) and the page itself
-    expect(plain).toEqual(['find:credentials', 'find:meetings', 'find:organisations', 'find:users']);
+    // authentication (credential, user, organisation), the rate-limit counter and the page itself
+    expect(plain).toEqual([
+      'find:credentials',
+      'find:meetings',
+      'find:organisations',
+      'find:users',
+      'findAndModify:rateLimits',
+    ]);
   });
 });

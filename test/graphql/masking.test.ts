@@ -33,6 +33,7 @@ describe('error masking', () => {
       collections: broken,
       logger: createLogger('error', sink),
       corsOrigins: [],
+      rateLimits: { limits: { general: 60, heavy: 30 }, windowSeconds: 60 },
     });
     const res = await withRequestId('req-42', () =>
       yoga.fetch('http://localhost/graphql', {

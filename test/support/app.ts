@@ -40,7 +40,15 @@ export function authHeaders(key: string | undefined): Record<string, string> {
 }
 
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', SEED_DEMO: 'true', ...env });
+  // Limits high enough for suites that call thousands of times; rate-limit tests set their own.
+  const config = loadConfig({
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    SEED_DEMO: 'true',
+    RATE_LIMIT_GENERAL: '1000000',
+    RATE_LIMIT_HEAVY: '1000000',
+    ...env,
+  });
   const app = await startApp(config, createLogger(config.LOG_LEVEL));
   return {
     app,

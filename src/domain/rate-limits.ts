@@ -1,0 +1,50 @@
+/**
+ * Fixed-window rate limits per credential, counted in MongoDB so that every server process
+ * sharing the database enforces one limit. compat.md: a general bucket, and a "heavy" bucket for
+ * requests that read transcripts or summaries.
+ */
+import type { ObjectId } from 'mongodb';
+import type { Collections } from '../db/collections.js';
+
+export type Bucket = 'general' | 'heavy';
+
+export interface RateLimitPolicy {
+  limits: Record<Bucket, number>;
+  windowSeconds: number;
+}
+
+export interface RateLimitState {
+  bucket: Bucket;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+  allowed: boolean;
+}
+
+/** Counts one request and tells whether it is within the limit. One round trip. */
+export async function countRequest(
+  collections: Collections,
+  policy: RateLimitPolicy,
+  credentialId: ObjectId,
+  bucket: Bucket,
+  now: Date = new Date(),
+): Promise<RateLimitState> {
+  const windowMs = policy.windowSeconds * 1000;
+  const windowStart = Math.floor(now.getTime() / windowMs) * windowMs;
+  const windowEnd = new Date(windowStart + windowMs);
+  const counter = await collections.rateLimits.findOneAndUpdate(
+    { _id: `${bucket}:${credentialId.toHexString()}:${windowStart}` },
+    { $inc: { count: 1 }, $setOnInsert: { expiresAt: windowEnd } },
+    { upsert: true, returnDocument: 'after' },
+  );
+  const limit = policy.limits[bucket];
+  const count = counter?.count ?? 1;
+  return {
+    bucket,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: Math.max(1, Math.ceil((windowEnd.getTime() - now.getTime()) / 1000)),
+    allowed: count <= limit,
+  };
+}

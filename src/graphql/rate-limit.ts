@@ -1,0 +1,89 @@
+/**
+ * Rate limits for every operation, whichever door it came through (REST runs its documents
+ * through this same Yoga instance). An operation that selects a transcript or a summary counts
+ * in the heavy bucket, anything else in the general one. Every counted response carries
+ * RateLimit-* headers; a refused one is RATE_LIMITED (429) with Retry-After.
+ */
+import {
+  type DocumentNode,
+  type FieldNode,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  getDirectiveValues,
+  type SelectionSetNode,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Collections } from '../db/collections.js';
+import {
+  type Bucket,
+  countRequest,
+  type RateLimitPolicy,
+  type RateLimitState,
+} from '../domain/rate-limits.js';
+import type { GraphQLContext } from './context.js';
+import { graphQLError } from './errors.js';
+
+const heavyFields = new Set(['transcript', 'defaultSummary']);
+
+function isSkipped(
+  node: FieldNode | SelectionSetNode['selections'][number],
+  variables: Record<string, unknown>,
+): boolean {
+  if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return true;
+  return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if === false;
+}
+
+/** Whether the operation, with its variables applied to @skip/@include, selects a heavy field. */
+export function selectsHeavyField(document: DocumentNode, variables: Record<string, unknown>): boolean {
+  const fragments = new Map(
+    document.definitions.flatMap((d) =>
+      d.kind === 'FragmentDefinition' ? [[d.name.value, d] as const] : [],
+    ),
+  );
+  const visited = new Set<string>();
+  const walk = (set: SelectionSetNode | undefined): boolean =>
+    !!set &&
+    set.selections.some((s) => {
+      if (isSkipped(s, variables)) return false;
+      if (s.kind === 'Field') return heavyFields.has(s.name.value) || walk(s.selectionSet);
+      if (s.kind === 'InlineFragment') return walk(s.selectionSet);
+      if (visited.has(s.name.value)) return false;
+      visited.add(s.name.value);
+      return walk(fragments.get(s.name.value)?.selectionSet);
+    });
+  return document.definitions.some((d) => d.kind === 'OperationDefinition' && walk(d.selectionSet));
+}
+
+export function rateLimit(collections: Collections, policy: RateLimitPolicy): Plugin<GraphQLContext> {
+  const states = new WeakMap<Request, RateLimitState>();
+  return {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as GraphQLContext & { request: Request };
+      if (!context.viewer) return;
+      const bucket: Bucket = selectsHeavyField(args.document, args.variableValues ?? {})
+        ? 'heavy'
+        : 'general';
+      const state = await countRequest(collections, policy, context.viewer.credentialId, bucket);
+      states.set(context.request, state);
+      if (!state.allowed) {
+        const what = bucket === 'heavy' ? 'transcript and summary requests' : 'requests';
+        setResultAndStopExecution({
+          errors: [
+            graphQLError(
+              'RATE_LIMITED',
+              `Too many ${what}: ${state.limit} per ${policy.windowSeconds} s. Retry in ${state.resetSeconds} s.`,
+            ),
+          ],
+        });
+      }
+    },
+    onResponse({ request, response }) {
+      const state = states.get(request);
+      if (!state) return;
+      response.headers.set('ratelimit-limit', String(state.limit));
+      response.headers.set('ratelimit-remaining', String(state.remaining));
+      response.headers.set('ratelimit-reset', String(state.resetSeconds));
+      if (!state.allowed) response.headers.set('retry-after', String(state.resetSeconds));
+    },
+  };
+}
