@@ -1,8 +1,8 @@
 // Server-side cursors: materialised result lists handed out in batches (firstBatch / nextBatch).
 import { BSON, Long } from 'bson';
 import { CommandError, ErrorCode } from './errors.js';
-import { MAX_BSON_OBJECT_SIZE } from './wire.js';
 import type { Document } from './values.js';
+import { MAX_BSON_OBJECT_SIZE } from './wire.js';
 
 /** mongod's default first batch size when the client does not give one. */
 export const DEFAULT_FIRST_BATCH = 101;
@@ -88,7 +88,10 @@ export class CursorManager {
       );
     }
     cursor.lastUsed = Date.now();
-    const batch = takeBatch(cursor, batchSize === undefined || batchSize <= 0 ? Number.POSITIVE_INFINITY : batchSize);
+    const batch = takeBatch(
+      cursor,
+      batchSize === undefined || batchSize <= 0 ? Number.POSITIVE_INFINITY : batchSize,
+    );
     if (cursor.position >= cursor.docs.length) {
       this.cursors.delete(key);
       return { id: Long.ZERO, ns, batch };

@@ -43,7 +43,10 @@ export function validateKeyPattern(key: unknown): asserts key is Document {
       dir === '2d' ||
       dir === '2dsphere';
     if (!ok) {
-      throw new CommandError(ErrorCode.BadValue, `Values in the index key pattern can't be ${formatValue(dir)}`);
+      throw new CommandError(
+        ErrorCode.BadValue,
+        `Values in the index key pattern can't be ${formatValue(dir)}`,
+      );
     }
   }
 }
@@ -61,7 +64,7 @@ export class Index {
   constructor(spec: IndexSpec, partialMatcher?: (doc: Document) => boolean) {
     this.spec = spec;
     this.fields = Object.keys(spec.key);
-    this.unique = spec.unique === true;
+    this.unique = spec.unique === true || spec.name === ID_INDEX_NAME;
     this.sparse = spec.sparse === true;
     this.partial = partialMatcher;
   }

@@ -13,7 +13,15 @@ import type { Options } from 'mingo/types';
 import { resolve } from 'mingo/util';
 import { badValue, toCommandError } from './errors.js';
 import type { Collection } from './storage.js';
-import { cloneValue, compareValues, type Document, isPlainObject, keyString, MISSING, pathValues } from './values.js';
+import {
+  cloneValue,
+  compareValues,
+  type Document,
+  isPlainObject,
+  keyString,
+  MISSING,
+  pathValues,
+} from './values.js';
 
 type Predicate = (obj: unknown) => boolean;
 type QueryOperatorFn = (selector: string, value: unknown, options: Options) => Predicate;
@@ -63,10 +71,18 @@ const $nin: QueryOperatorFn = (selector, value) => {
   return (obj) => !inner(obj);
 };
 
+type PipelineStageFn = (coll: unknown, expr: unknown, options: Options) => { filter(f: Predicate): unknown };
+
+/** mongod's `$count` emits nothing for empty input; mingo emits `{ n: 0 }`. */
+const $count: PipelineStageFn = (coll, expr, options) =>
+  (pipelineOperators.$count as unknown as PipelineStageFn)(coll, expr, options).filter(
+    (doc) => (doc as Document)[expr as string] !== 0,
+  ) as never;
+
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators,
   expression: expressionOperators,
-  pipeline: pipelineOperators,
+  pipeline: { ...pipelineOperators, $count } as unknown as typeof pipelineOperators,
   projection: projectionOperators,
   query: { ...queryOperators, $in, $nin } as unknown as typeof queryOperators,
   window: windowOperators,
@@ -100,9 +116,13 @@ const MATCH_ALL: Matcher = { test: () => true };
 export function compileFilter(filter: unknown, extras?: MingoExtras): Matcher {
   if (filter === undefined || filter === null) return MATCH_ALL;
   if (!isPlainObject(filter)) throw badValue('query filter must be an object');
-  if (Object.keys(filter).length === 0) return MATCH_ALL;
+  if ('$comment' in filter) {
+    const { $comment: _comment, ...rest } = filter;
+    filter = rest;
+  }
+  if (Object.keys(filter as Document).length === 0) return MATCH_ALL;
   try {
-    const query = new Query(filter, mingoOptions(extras));
+    const query = new Query(filter as Document, mingoOptions(extras));
     return {
       test: (doc) => {
         try {
@@ -163,7 +183,11 @@ export interface Match {
  * single-field index (always true for `_id`) is answered from the hash index; the rest of the filter
  * is then checked with mingo. Otherwise the collection is scanned.
  */
-export function matchDocuments(coll: Collection | undefined, filter: unknown, options: MatchOptions = {}): Match[] {
+export function matchDocuments(
+  coll: Collection | undefined,
+  filter: unknown,
+  options: MatchOptions = {},
+): Match[] {
   const out: Match[] = [];
   if (!coll) {
     compileFilter(filter, options.extras); // still validate
@@ -275,11 +299,28 @@ export function sortMatches<T extends { doc: Document }>(items: T[], spec: unkno
   return decorated.map((d) => d.item);
 }
 
-/** Compiles a find-style projection into a per-document transform (documents are copied first). */
-export function compileProjection(projection: unknown): ((doc: Document) => Document) | undefined {
+/**
+ * Compiles a find-style projection into a per-document transform (documents are copied first).
+ * Positional projections (`"arr.$": 1`) need the query, which is passed as `filter`.
+ */
+export function compileProjection(
+  projection: unknown,
+  filter?: Document,
+  extras?: MingoExtras,
+): ((doc: Document) => Document) | undefined {
   if (projection === undefined || projection === null) return undefined;
   if (!isPlainObject(projection)) throw badValue('projection must be an object');
   if (Object.keys(projection).length === 0) return undefined;
+  if (Object.keys(projection).some((k) => k.endsWith('.$'))) {
+    const query = new Query(filter ?? {}, mingoOptions(extras));
+    return (doc) => {
+      try {
+        return (query.find([cloneValue(doc)], projection).all()[0] as Document | undefined) ?? {};
+      } catch (err) {
+        throw toCommandError(err);
+      }
+    };
+  }
   const aggregator = new Aggregator([{ $project: projection }], mingoOptions());
   const transform = (doc: Document): Document => {
     try {
@@ -295,7 +336,10 @@ export function compileProjection(projection: unknown): ((doc: Document) => Docu
 /** Runs an aggregation pipeline with mingo. Input documents are cloned so stages cannot alter storage. */
 export function runPipeline(input: Document[], pipeline: Document[], extras: MingoExtras = {}): Document[] {
   try {
-    const opts = { ...(mingoOptions(extras) as unknown as Document), processingMode: ProcessingMode.CLONE_INPUT };
+    const opts = {
+      ...(mingoOptions(extras) as unknown as Document),
+      processingMode: ProcessingMode.CLONE_INPUT,
+    };
     return new Aggregator(pipeline, opts as unknown as Options).run(input) as Document[];
   } catch (err) {
     throw toCommandError(err);

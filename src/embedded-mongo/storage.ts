@@ -14,7 +14,7 @@ import {
   validateKeyPattern,
 } from './indexes.js';
 import { compileFilter } from './query.js';
-import { type Document, isPlainObject, keyString } from './values.js';
+import { type Document, isPlainObject, keyString, pathValues } from './values.js';
 
 export function validateDbName(name: string): void {
   if (name.length === 0 || name.length > 63 || /[/\\. "$*<>:|?\0]/.test(name)) {
@@ -32,8 +32,8 @@ export function validateCollectionName(dbName: string, name: unknown): asserts n
 }
 
 export class Collection {
-  readonly dbName: string;
-  readonly name: string;
+  dbName: string;
+  name: string;
   readonly uuid = new UUID();
   readonly options: Document;
   /** Record id → document, in insertion (natural) order. */
@@ -45,7 +45,7 @@ export class Collection {
     this.dbName = dbName;
     this.name = name;
     this.options = options;
-    this.indexes.set(ID_INDEX_NAME, new Index({ v: 2, key: { _id: 1 }, name: ID_INDEX_NAME, unique: true }));
+    this.indexes.set(ID_INDEX_NAME, new Index({ v: 2, key: { _id: 1 }, name: ID_INDEX_NAME }));
   }
 
   get ns(): string {
@@ -122,10 +122,10 @@ export class Collection {
   }
 
   /**
-   * Creates an index from a createIndexes spec. Returns false when an identical index exists.
+   * Creates an index from a createIndexes spec. `created` is false when an identical index exists.
    * Building a unique index over existing duplicates fails with E11000 and leaves nothing behind.
    */
-  createIndex(raw: Document): boolean {
+  createIndex(raw: Document): { created: boolean; name: string } {
     const spec = normalizeIndexSpec(raw);
     const specKey = keyString(spec.key);
     const sameName = this.indexes.get(spec.name);
@@ -142,7 +142,7 @@ export class Collection {
           `An equivalent index already exists with the same name but different options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(sameName.spec)}`,
         );
       }
-      return false;
+      return { created: false, name: spec.name };
     }
     for (const index of this.indexes.values()) {
       if (keyString(index.spec.key) !== specKey) continue;
@@ -178,7 +178,14 @@ export class Collection {
       index.add(seq, keys);
     }
     this.indexes.set(spec.name, index);
-    return true;
+    return { created: true, name: spec.name };
+  }
+
+  /** Moves this collection to a new namespace (renameCollection). */
+  renamed(dbName: string, name: string): Collection {
+    this.dbName = dbName;
+    this.name = name;
+    return this;
   }
 
   dropIndex(name: string): void {
@@ -225,7 +232,8 @@ const SPEC_OPTION_WHITELIST = new Set([
 ]);
 
 export function normalizeIndexSpec(raw: Document): IndexSpec {
-  if (!isPlainObject(raw)) throw new CommandError(ErrorCode.TypeMismatch, 'index specification must be an object');
+  if (!isPlainObject(raw))
+    throw new CommandError(ErrorCode.TypeMismatch, 'index specification must be an object');
   validateKeyPattern(raw.key);
   const name = raw.name === undefined ? defaultIndexName(raw.key) : raw.name;
   if (typeof name !== 'string' || name.length === 0) {
@@ -235,7 +243,10 @@ export function normalizeIndexSpec(raw: Document): IndexSpec {
   for (const [k, v] of Object.entries(raw)) {
     if (k === 'key' || k === 'name' || k === 'v' || k === 'ns' || k === 'background') continue;
     if (!SPEC_OPTION_WHITELIST.has(k)) {
-      throw new CommandError(ErrorCode.InvalidOptions, `The field '${k}' is not valid for an index specification.`);
+      throw new CommandError(
+        ErrorCode.InvalidOptions,
+        `The field '${k}' is not valid for an index specification.`,
+      );
     }
     if ((k === 'unique' || k === 'sparse') && !v) continue;
     spec[k] = k === 'unique' || k === 'sparse' ? true : v;
@@ -285,11 +296,44 @@ export class Database {
   }
 }
 
+const TTL_SWEEP_INTERVAL_MS = 60 * 1000;
+
 export class Engine {
   readonly databases = new Map<string, Database>();
   readonly cursors = new CursorManager();
   readonly startedAt = new Date();
   private nextConnectionId = 1;
+  private ttlTimer: NodeJS.Timeout | undefined;
+
+  constructor() {
+    // Like mongod's TTL monitor: expired documents are removed about once a minute.
+    this.ttlTimer = setInterval(() => this.expireTtlDocuments(new Date()), TTL_SWEEP_INTERVAL_MS);
+    this.ttlTimer.unref();
+  }
+
+  /** Deletes documents whose TTL index date + expireAfterSeconds lies before `now`. */
+  expireTtlDocuments(now: Date): number {
+    let removed = 0;
+    for (const db of this.databases.values()) {
+      for (const coll of db.collections.values()) {
+        for (const index of coll.indexes.values()) {
+          const seconds = index.spec.expireAfterSeconds;
+          if (typeof seconds !== 'number' || index.fields.length !== 1) continue;
+          const field = index.fields[0]!;
+          for (const [seq, doc] of [...coll.docs]) {
+            let earliest = Number.POSITIVE_INFINITY;
+            for (const v of pathValues(doc, field))
+              if (v instanceof Date) earliest = Math.min(earliest, v.getTime());
+            if (earliest + seconds * 1000 <= now.getTime()) {
+              coll.delete(seq);
+              removed++;
+            }
+          }
+        }
+      }
+    }
+    return removed;
+  }
 
   db(name: string): Database {
     let db = this.databases.get(name);
@@ -319,6 +363,8 @@ export class Engine {
   }
 
   close(): void {
+    if (this.ttlTimer) clearInterval(this.ttlTimer);
+    this.ttlTimer = undefined;
     this.cursors.close();
   }
 }

@@ -248,7 +248,9 @@ export function compareValues(a: unknown, b: unknown): number {
       const ba = a as { sub_type: number; length(): number; toString(enc: 'hex'): string };
       const bb = b as typeof ba;
       return (
-        cmp(ba.length(), bb.length()) || cmp(ba.sub_type, bb.sub_type) || cmp(ba.toString('hex'), bb.toString('hex'))
+        cmp(ba.length(), bb.length()) ||
+        cmp(ba.sub_type, bb.sub_type) ||
+        cmp(ba.toString('hex'), bb.toString('hex'))
       );
     }
     case 8:

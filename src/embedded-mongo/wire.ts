@@ -229,7 +229,12 @@ export function serializeOpMsg(requestId: number, responseTo: number, doc: Docum
 }
 
 /** OP_REPLY (answer to a legacy OP_QUERY). */
-export function serializeOpReply(requestId: number, responseTo: number, docs: Document[], responseFlags = 8): Buffer {
+export function serializeOpReply(
+  requestId: number,
+  responseTo: number,
+  docs: Document[],
+  responseFlags = 8,
+): Buffer {
   const bodies = docs.map((doc) => BSON.serialize(doc, SERIALIZE_OPTIONS));
   const total = HEADER_SIZE + 20 + bodies.reduce((n, b) => n + b.length, 0);
   const buf = Buffer.allocUnsafe(total);

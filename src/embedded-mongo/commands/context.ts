@@ -1,0 +1,115 @@
+// Shared types and argument helpers for command handlers.
+import type { Batch } from '../cursors.js';
+import { CommandError, ErrorCode } from '../errors.js';
+import { type Engine, validateCollectionName } from '../storage.js';
+import { type Document, isPlainObject, typeName } from '../values.js';
+
+export interface ConnectionInfo {
+  id: number;
+  remoteAddress?: string | undefined;
+  remotePort?: number | undefined;
+}
+
+export interface CommandContext {
+  engine: Engine;
+  dbName: string;
+  connection: ConnectionInfo;
+}
+
+export type CommandHandler = (cmd: Document, ctx: CommandContext) => Document;
+
+function commandName(cmd: Document): string {
+  return Object.keys(cmd)[0] ?? '';
+}
+
+function wrongType(cmd: Document, field: string, value: unknown, expected: string): CommandError {
+  return new CommandError(
+    ErrorCode.TypeMismatch,
+    `BSON field '${commandName(cmd)}.${field}' is the wrong type '${typeName(value)}', expected type '${expected}'`,
+  );
+}
+
+/** The collection named by the command's first field (e.g. `{ find: "users" }`). */
+export function collectionArg(cmd: Document, ctx: CommandContext): string {
+  const name = commandName(cmd);
+  const value = cmd[name];
+  if (typeof value !== 'string') {
+    throw new CommandError(ErrorCode.InvalidNamespace, `collection name has invalid type ${typeName(value)}`);
+  }
+  validateCollectionName(ctx.dbName, value);
+  return value;
+}
+
+export function optionalDocument(cmd: Document, field: string): Document | undefined {
+  const value = cmd[field];
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value)) throw wrongType(cmd, field, value, 'object');
+  return value;
+}
+
+export function optionalArray(cmd: Document, field: string): unknown[] | undefined {
+  const value = cmd[field];
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw wrongType(cmd, field, value, 'array');
+  return value;
+}
+
+export function requiredArray(cmd: Document, field: string): unknown[] {
+  const value = optionalArray(cmd, field);
+  if (value === undefined) {
+    throw new CommandError(
+      ErrorCode.FailedToParse,
+      `BSON field '${commandName(cmd)}.${field}' is missing but a required field`,
+    );
+  }
+  return value;
+}
+
+function toNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number(value);
+  if (value !== null && typeof value === 'object') {
+    const tag = (value as { _bsontype?: string })._bsontype;
+    if (tag === 'Long') return (value as { toNumber(): number }).toNumber();
+    if (tag === 'Int32' || tag === 'Double') return (value as { valueOf(): number }).valueOf();
+  }
+  return undefined;
+}
+
+export function optionalInteger(cmd: Document, field: string, source: Document = cmd): number | undefined {
+  const value = source[field];
+  if (value === undefined || value === null) return undefined;
+  const n = toNumber(value);
+  if (n === undefined || Number.isNaN(n)) throw wrongType(cmd, field, value, 'long');
+  return Math.trunc(n);
+}
+
+export function optionalBoolean(cmd: Document, field: string): boolean | undefined {
+  const value = cmd[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'boolean') return value;
+  const n = toNumber(value);
+  if (n !== undefined) return n !== 0;
+  throw wrongType(cmd, field, value, 'bool');
+}
+
+export function nonNegative(cmd: Document, field: string, value: number | undefined): number | undefined {
+  if (value !== undefined && value < 0) {
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `BSON field '${commandName(cmd)}.${field}' value must be >= 0, actual value '${value}'`,
+    );
+  }
+  return value;
+}
+
+export function cursorReply(batch: Batch, which: 'firstBatch' | 'nextBatch'): Document {
+  return { cursor: { [which]: batch.batch, id: batch.id, ns: batch.ns } };
+}
+
+/** `{ batchSize }` from a `cursor: { batchSize }` sub-document (aggregate, listCollections, ...). */
+export function cursorBatchSize(cmd: Document): number | undefined {
+  const cursor = optionalDocument(cmd, 'cursor');
+  if (!cursor) return undefined;
+  return nonNegative(cmd, 'cursor.batchSize', optionalInteger(cmd, 'batchSize', cursor));
+}

@@ -1,0 +1,212 @@
+// Write commands: insert, update, delete, findAndModify.
+import { ObjectId } from 'bson';
+import { CommandError, ErrorCode, failedToParse, toCommandError } from '../errors.js';
+import { compileProjection, type Match, matchDocuments, parseSort, sortMatches } from '../query.js';
+import type { Collection } from '../storage.js';
+import { applyUpdate, buildUpsertDocument, parseUpdate, validateStoredDocument } from '../update.js';
+import { cloneValue, type Document, idFirst, isPlainObject } from '../values.js';
+import {
+  type CommandHandler,
+  collectionArg,
+  optionalArray,
+  optionalBoolean,
+  optionalDocument,
+  optionalInteger,
+  requiredArray,
+} from './context.js';
+
+function prepareInsert(raw: unknown): Document {
+  if (!isPlainObject(raw))
+    throw new CommandError(ErrorCode.TypeMismatch, 'document to insert must be an object');
+  let doc = cloneValue(raw);
+  doc = doc._id === undefined ? { _id: new ObjectId(), ...doc } : idFirst(doc);
+  validateStoredDocument(doc);
+  return doc;
+}
+
+const insert: CommandHandler = (cmd, ctx) => {
+  const name = collectionArg(cmd, ctx);
+  const documents = requiredArray(cmd, 'documents');
+  const ordered = optionalBoolean(cmd, 'ordered') ?? true;
+  const { collection } = ctx.engine.db(ctx.dbName).ensureCollection(name);
+  const writeErrors: Document[] = [];
+  let n = 0;
+  for (let i = 0; i < documents.length; i++) {
+    try {
+      collection.insert(prepareInsert(documents[i]));
+      n++;
+    } catch (err) {
+      writeErrors.push(toCommandError(err).toWriteError(i));
+      if (ordered) break;
+    }
+  }
+  return writeErrors.length > 0 ? { n, writeErrors } : { n };
+};
+
+function firstMatch(
+  coll: Collection | undefined,
+  query: Document,
+  sort: Document | undefined,
+): Match | undefined {
+  if (parseSort(sort)) return sortMatches(matchDocuments(coll, query), sort)[0];
+  return matchDocuments(coll, query, { limit: 1 })[0];
+}
+
+function arrayFiltersOf(stmt: Document): Document[] | undefined {
+  const filters = stmt.arrayFilters;
+  if (filters === undefined || filters === null) return undefined;
+  if (!Array.isArray(filters) || !filters.every(isPlainObject)) {
+    throw new CommandError(ErrorCode.TypeMismatch, 'arrayFilters must be an array of objects');
+  }
+  return filters as Document[];
+}
+
+const update: CommandHandler = (cmd, ctx) => {
+  const name = collectionArg(cmd, ctx);
+  const updates = requiredArray(cmd, 'updates');
+  const ordered = optionalBoolean(cmd, 'ordered') ?? true;
+  const db = ctx.engine.db(ctx.dbName);
+  const writeErrors: Document[] = [];
+  const upserted: Document[] = [];
+  let n = 0;
+  let nModified = 0;
+  for (let i = 0; i < updates.length; i++) {
+    try {
+      const stmt = updates[i];
+      if (!isPlainObject(stmt))
+        throw new CommandError(ErrorCode.TypeMismatch, 'update statement must be an object');
+      const q = optionalDocument(stmt, 'q') ?? {};
+      const multi = optionalBoolean(stmt, 'multi') ?? false;
+      const upsert = optionalBoolean(stmt, 'upsert') ?? false;
+      const sort = optionalDocument(stmt, 'sort');
+      const arrayFilters = arrayFiltersOf(stmt);
+      const parsed = parseUpdate(stmt.u);
+      if (multi && parsed.kind === 'replacement') {
+        throw failedToParse('multi update is not supported for replacement-style update');
+      }
+      const coll = db.collection(name);
+      let matches: Match[];
+      if (multi) matches = matchDocuments(coll, q);
+      else {
+        const m = firstMatch(coll, q, sort);
+        matches = m ? [m] : [];
+      }
+      if (matches.length === 0) {
+        if (upsert) {
+          const doc = buildUpsertDocument(q, parsed, arrayFilters);
+          validateStoredDocument(doc);
+          db.ensureCollection(name).collection.insert(doc);
+          n++;
+          upserted.push({ index: i, _id: doc._id });
+        }
+        continue;
+      }
+      for (const match of matches) {
+        const { doc, changed } = applyUpdate(match.doc, parsed, { arrayFilters, query: q });
+        n++;
+        if (changed) {
+          validateStoredDocument(doc);
+          coll!.replace(match.seq, doc);
+          nModified++;
+        }
+      }
+    } catch (err) {
+      writeErrors.push(toCommandError(err).toWriteError(i));
+      if (ordered) break;
+    }
+  }
+  const reply: Document = { n, nModified };
+  if (upserted.length > 0) reply.upserted = upserted;
+  if (writeErrors.length > 0) reply.writeErrors = writeErrors;
+  return reply;
+};
+
+const remove: CommandHandler = (cmd, ctx) => {
+  const name = collectionArg(cmd, ctx);
+  const deletes = requiredArray(cmd, 'deletes');
+  const ordered = optionalBoolean(cmd, 'ordered') ?? true;
+  const coll = ctx.engine.collection(ctx.dbName, name);
+  const writeErrors: Document[] = [];
+  let n = 0;
+  for (let i = 0; i < deletes.length; i++) {
+    try {
+      const stmt = deletes[i];
+      if (!isPlainObject(stmt))
+        throw new CommandError(ErrorCode.TypeMismatch, 'delete statement must be an object');
+      const q = optionalDocument(stmt, 'q') ?? {};
+      const limit = optionalInteger(stmt, 'limit') ?? 0;
+      if (limit !== 0 && limit !== 1) {
+        throw failedToParse(`The limit field in delete objects must be 0 or 1. Got ${limit}`);
+      }
+      const matches = matchDocuments(coll, q, { limit: limit === 1 ? 1 : undefined });
+      for (const match of matches) {
+        coll!.delete(match.seq);
+        n++;
+      }
+    } catch (err) {
+      writeErrors.push(toCommandError(err).toWriteError(i));
+      if (ordered) break;
+    }
+  }
+  return writeErrors.length > 0 ? { n, writeErrors } : { n };
+};
+
+const findAndModify: CommandHandler = (cmd, ctx) => {
+  const name = collectionArg(cmd, ctx);
+  const query = optionalDocument(cmd, 'query') ?? {};
+  const sort = optionalDocument(cmd, 'sort');
+  const fields = optionalDocument(cmd, 'fields');
+  const removeDoc = optionalBoolean(cmd, 'remove') ?? false;
+  const returnNew = optionalBoolean(cmd, 'new') ?? false;
+  const upsert = optionalBoolean(cmd, 'upsert') ?? false;
+  const arrayFilters = optionalArray(cmd, 'arrayFilters') as Document[] | undefined;
+  const hasUpdate = cmd.update !== undefined && cmd.update !== null;
+  if (removeDoc && hasUpdate) throw failedToParse('Cannot specify both an update and remove=true');
+  if (!removeDoc && !hasUpdate) throw failedToParse('Either an update or remove=true must be specified');
+  if (removeDoc && upsert) throw failedToParse('Cannot specify both upsert=true and remove=true');
+  if (removeDoc && returnNew) {
+    throw failedToParse(
+      "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document",
+    );
+  }
+  const project = compileProjection(fields, query);
+  const shape = (doc: Document | null): Document | null => (doc && project ? project(doc) : doc);
+  const db = ctx.engine.db(ctx.dbName);
+  const coll = db.collection(name);
+  const target = firstMatch(coll, query, sort);
+
+  if (removeDoc) {
+    if (!target) return { lastErrorObject: { n: 0 }, value: null };
+    coll!.delete(target.seq);
+    return { lastErrorObject: { n: 1 }, value: shape(target.doc) };
+  }
+
+  const parsed = parseUpdate(cmd.update);
+  if (target) {
+    const { doc, changed } = applyUpdate(target.doc, parsed, { arrayFilters, query });
+    if (changed) {
+      validateStoredDocument(doc);
+      coll!.replace(target.seq, doc);
+    }
+    return {
+      lastErrorObject: { n: 1, updatedExisting: true },
+      value: shape(returnNew ? doc : target.doc),
+    };
+  }
+  if (!upsert) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null };
+  const doc = buildUpsertDocument(query, parsed, arrayFilters);
+  validateStoredDocument(doc);
+  db.ensureCollection(name).collection.insert(doc);
+  return {
+    lastErrorObject: { n: 1, updatedExisting: false, upserted: doc._id },
+    value: returnNew ? shape(doc) : null,
+  };
+};
+
+export const writeCommands: Record<string, CommandHandler> = {
+  insert,
+  update,
+  delete: remove,
+  findAndModify,
+  findandmodify: findAndModify,
+};

@@ -1,0 +1,54 @@
+/**
+ * embedded-mongo — an in-process, in-memory MongoDB-compatible server.
+ *
+ * It listens on a local TCP port and speaks the MongoDB wire protocol (OP_MSG, plus the legacy
+ * OP_QUERY handshake), so the official `mongodb` driver connects to it exactly as it would to a
+ * standalone `mongod`. Queries, projections, updates and aggregation pipelines are evaluated with
+ * mingo; unique indexes are enforced; data lives only in memory and is lost on `close()`.
+ *
+ * It exists for tests and local development where no MongoDB server can be installed.
+ * Production needs a real MongoDB deployment: there is no persistence, no authentication, no
+ * replication/transactions, and only the commands the driver's CRUD/index/aggregate APIs use.
+ *
+ * This folder must not import anything from the rest of `src/`.
+ */
+import { startServer } from './server.js';
+import { Engine } from './storage.js';
+
+export interface EmbeddedMongoOptions {
+  /** Fixed port, or 0 / undefined for an ephemeral one. */
+  port?: number;
+  /** Interface to bind; defaults to 127.0.0.1. */
+  host?: string;
+}
+
+export interface EmbeddedMongo {
+  /** Connection string for `new MongoClient(uri)`, e.g. `mongodb://127.0.0.1:PORT/?directConnection=true`. */
+  readonly uri: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops listening, drops open connections and discards all data. */
+  close(): Promise<void>;
+}
+
+export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
+  const engine = new Engine();
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(engine, { host: options.host, port: options.port });
+  } catch (err) {
+    engine.close();
+    throw err;
+  }
+  return {
+    uri: server.uri,
+    host: server.host,
+    port: server.port,
+    async close() {
+      await server.close();
+      engine.close();
+    },
+  };
+}
+
+export { supportedCommands } from './commands/index.js';

@@ -1,0 +1,352 @@
+// Update documents: operator updates (applied with mingo's updater, plus the checks mongod does
+// that mingo skips), replacement documents, pipeline updates, and upsert seed documents.
+import { ObjectId } from 'bson';
+import { update as mingoUpdate } from 'mingo/updater';
+import { badValue, CommandError, ErrorCode, failedToParse, toCommandError, typeMismatch } from './errors.js';
+import { mingoOptions, runPipeline } from './query.js';
+import {
+  cloneValue,
+  type Document,
+  formatValue,
+  getPath,
+  idFirst,
+  isNumeric,
+  isPlainObject,
+  keyString,
+  setPath,
+  typeName,
+  valuesEqual,
+} from './values.js';
+
+const UPDATE_OPERATORS = new Set([
+  '$set',
+  '$unset',
+  '$inc',
+  '$mul',
+  '$min',
+  '$max',
+  '$rename',
+  '$setOnInsert',
+  '$currentDate',
+  '$push',
+  '$addToSet',
+  '$pop',
+  '$pull',
+  '$pullAll',
+  '$bit',
+]);
+
+const PIPELINE_UPDATE_STAGES = new Set([
+  '$addFields',
+  '$set',
+  '$project',
+  '$unset',
+  '$replaceRoot',
+  '$replaceWith',
+]);
+
+const CREATING_OPERATORS = new Set([
+  '$set',
+  '$inc',
+  '$mul',
+  '$min',
+  '$max',
+  '$currentDate',
+  '$push',
+  '$addToSet',
+]);
+const ARRAY_OPERATORS = new Set(['$push', '$addToSet', '$pop', '$pull', '$pullAll']);
+
+export type ParsedUpdate =
+  | { kind: 'replacement'; doc: Document }
+  | { kind: 'operators'; ops: Document }
+  | { kind: 'pipeline'; stages: Document[] };
+
+export function parseUpdate(u: unknown): ParsedUpdate {
+  if (Array.isArray(u)) {
+    for (const stage of u) {
+      const keys = isPlainObject(stage) ? Object.keys(stage) : [];
+      if (keys.length !== 1 || !PIPELINE_UPDATE_STAGES.has(keys[0]!)) {
+        throw new CommandError(
+          ErrorCode.FailedToParse,
+          `Invalid pipeline update stage: ${keys[0] ?? formatValue(stage)}. Only $addFields, $set, $project, $unset, $replaceRoot and $replaceWith are allowed`,
+        );
+      }
+    }
+    return { kind: 'pipeline', stages: u as Document[] };
+  }
+  if (!isPlainObject(u)) throw typeMismatch('Update argument must be either an object or an array');
+  const keys = Object.keys(u);
+  if (keys.length > 0 && keys[0]!.startsWith('$')) {
+    for (const op of keys) {
+      if (!UPDATE_OPERATORS.has(op)) {
+        throw failedToParse(
+          `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`,
+        );
+      }
+      if (!isPlainObject(u[op])) {
+        throw failedToParse(
+          `Modifiers operate on fields but we found type ${typeName(u[op])} instead. For example: {$mod: {<field>: ...}} not {${op}: ${formatValue(u[op])}}`,
+        );
+      }
+    }
+    return { kind: 'operators', ops: u };
+  }
+  for (const key of keys) {
+    if (key.startsWith('$')) {
+      throw new CommandError(
+        52,
+        `The dollar ($) prefixed field '${key}' in '${key}' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.`,
+      );
+    }
+  }
+  return { kind: 'replacement', doc: u };
+}
+
+function isDigits(s: string): boolean {
+  return /^\d+$/.test(s);
+}
+
+/** mongod refuses to create a field inside a scalar (or a named field inside an array). */
+function checkPathViable(doc: Document, path: string): void {
+  const parts = path.split('.');
+  let current: unknown = doc;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const part = parts[i]!;
+    if (Array.isArray(current)) current = isDigits(part) ? current[Number(part)] : undefined;
+    else if (isPlainObject(current)) current = current[part];
+    else return;
+    if (current === undefined || current === null) return;
+    const next = parts[i + 1]!;
+    if (Array.isArray(current)) {
+      if (!isDigits(next)) {
+        throw new CommandError(
+          ErrorCode.PathNotViable,
+          `Cannot create field '${next}' in element {${part}: ${formatValue(current)}}`,
+        );
+      }
+    } else if (!isPlainObject(current)) {
+      throw new CommandError(
+        ErrorCode.PathNotViable,
+        `Cannot create field '${next}' in element {${part}: ${formatValue(current)}}`,
+      );
+    }
+  }
+}
+
+function validateOperators(doc: Document, ops: Document): void {
+  const idText = formatValue({ _id: doc._id });
+  for (const [op, fields] of Object.entries(ops)) {
+    for (const [path, arg] of Object.entries(fields as Document)) {
+      if (path.includes('$')) continue; // positional paths are resolved by mingo
+      if (CREATING_OPERATORS.has(op)) checkPathViable(doc, path);
+      const current = getPath(doc, path);
+      if (op === '$inc' || op === '$mul') {
+        if (!isNumeric(arg)) {
+          const verb = op === '$inc' ? 'increment' : 'multiply';
+          throw typeMismatch(`Cannot ${verb} with non-numeric argument: {${path}: ${formatValue(arg)}}`);
+        }
+        if (current !== undefined && !isNumeric(current)) {
+          throw typeMismatch(
+            `Cannot apply ${op} to a value of non-numeric type. ${idText} has the field '${path}' of non-numeric type ${typeName(current)}`,
+          );
+        }
+      } else if (ARRAY_OPERATORS.has(op) && current !== undefined && !Array.isArray(current)) {
+        if (op === '$push' || op === '$addToSet') {
+          throw badValue(
+            `The field '${path}' must be an array but is of type ${typeName(current)} in document ${idText}`,
+          );
+        }
+        throw badValue(`Cannot apply ${op} to a non-array value`);
+      } else if (op === '$rename') {
+        if (typeof arg !== 'string' || arg.length === 0)
+          throw badValue("The 'to' field for $rename must be a string");
+        checkPathViable(doc, arg);
+      }
+    }
+  }
+}
+
+function hasPositional(ops: Document): boolean {
+  for (const fields of Object.values(ops)) {
+    for (const path of Object.keys(fields as Document)) if (/(^|\.)\$(\.|$)/.test(path)) return true;
+  }
+  return false;
+}
+
+/** mingo's $addToSet keeps duplicates of `$each` when the array does not exist yet; mongod does not. */
+function fixAddToSet(doc: Document, ops: Document): Document {
+  const add = ops.$addToSet as Document | undefined;
+  if (!add) return ops;
+  let changed: Document | undefined;
+  for (const [path, arg] of Object.entries(add)) {
+    if (!isPlainObject(arg) || !Array.isArray(arg.$each) || getPath(doc, path) !== undefined) continue;
+    const seen = new Set<string>();
+    const each = arg.$each.filter((v) => {
+      const k = keyString(v);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+    changed ??= { ...add };
+    changed[path] = { ...arg, $each: each };
+  }
+  return changed ? { ...ops, $addToSet: changed } : ops;
+}
+
+export interface ApplyOptions {
+  arrayFilters?: Document[] | undefined;
+  /** The update's query, needed for the positional `$` operator. */
+  query?: Document | undefined;
+  /** True when building the document inserted by an upsert ($setOnInsert applies). */
+  isInsert?: boolean;
+}
+
+function prepareOperators(doc: Document, ops: Document, isInsert: boolean): Document {
+  const out: Document = {};
+  for (const [op, fields] of Object.entries(ops)) {
+    if (op === '$setOnInsert') continue;
+    out[op] = fields;
+  }
+  if (isInsert && ops.$setOnInsert) {
+    const set: Document = { ...((out.$set as Document | undefined) ?? {}) };
+    for (const [path, value] of Object.entries(ops.$setOnInsert as Document)) {
+      if (path in set) {
+        throw new CommandError(
+          ErrorCode.ConflictingUpdateOperators,
+          `Updating the path '${path}' would create a conflict at '${path}'`,
+        );
+      }
+      set[path] = value;
+    }
+    out.$set = set;
+  }
+  // mingo rejects any write to `_id`; mongod allows setting it to its current value (and, on insert,
+  // to anything). Handle `_id` here and keep it away from mingo.
+  const set = out.$set as Document | undefined;
+  if (set && Object.hasOwn(set, '_id')) {
+    const value = set._id;
+    if (isInsert) doc._id = cloneValue(value);
+    else if (!valuesEqual(value, doc._id)) {
+      throw new CommandError(
+        ErrorCode.ImmutableField,
+        "Performing an update on the path '_id' would modify the immutable field '_id'",
+      );
+    }
+    const rest = { ...set };
+    delete rest._id;
+    out.$set = rest;
+  }
+  for (const op of Object.keys(out)) if (Object.keys(out[op] as Document).length === 0) delete out[op];
+  return out;
+}
+
+/**
+ * Applies an update to a copy of `original`. Returns the new document (with `_id` first) and
+ * whether anything changed. Throws CommandError with mongod's codes on invalid updates.
+ */
+export function applyUpdate(
+  original: Document,
+  parsed: ParsedUpdate,
+  options: ApplyOptions = {},
+): { doc: Document; changed: boolean } {
+  let next: Document;
+  if (parsed.kind === 'replacement') {
+    next = cloneValue(parsed.doc);
+    if (Object.hasOwn(next, '_id')) {
+      if (!options.isInsert && !valuesEqual(next._id, original._id)) {
+        throw new CommandError(
+          ErrorCode.ImmutableField,
+          `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(next._id)}`,
+        );
+      }
+    } else if (original._id !== undefined) {
+      next = { _id: original._id, ...next };
+    }
+  } else if (parsed.kind === 'pipeline') {
+    const [result] = runPipeline([original], parsed.stages);
+    next = result ?? {};
+    if (!Object.hasOwn(next, '_id') && original._id !== undefined) next = { _id: original._id, ...next };
+    else if (!options.isInsert && !valuesEqual(next._id, original._id)) {
+      throw new CommandError(
+        ErrorCode.ImmutableField,
+        `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${formatValue(next._id)}`,
+      );
+    }
+  } else {
+    next = cloneValue(original);
+    const ops = fixAddToSet(next, prepareOperators(next, parsed.ops, options.isInsert === true));
+    validateOperators(next, ops);
+    if (Object.keys(ops).length > 0) {
+      try {
+        const condition = hasPositional(ops) && options.query ? options.query : {};
+        mingoUpdate(next, ops, options.arrayFilters ?? [], condition, {
+          cloneMode: 'deep',
+          queryOptions: mingoOptions(),
+        });
+      } catch (err) {
+        const e = toCommandError(err);
+        if (
+          /array field for '\.\$'/.test(e.message) ||
+          /positional operator found no match/.test(e.message)
+        ) {
+          throw badValue('The positional operator did not find the match needed from the query.');
+        }
+        throw e;
+      }
+    }
+  }
+  next = idFirst(next);
+  return { doc: next, changed: keyString(next) !== keyString(original) };
+}
+
+/** Equality fields of a query copied into the document an upsert inserts. */
+function extractEqualities(query: Document, out: Document): void {
+  for (const [key, value] of Object.entries(query)) {
+    if (key === '$and' && Array.isArray(value)) {
+      for (const sub of value) if (isPlainObject(sub)) extractEqualities(sub, out);
+      continue;
+    }
+    if (key.startsWith('$')) continue;
+    if (value instanceof RegExp) continue;
+    if (isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'))) {
+      if (Object.hasOwn(value, '$eq')) setPath(out, key, cloneValue(value.$eq));
+      else if (Array.isArray(value.$in) && value.$in.length === 1 && Object.keys(value).length === 1) {
+        setPath(out, key, cloneValue(value.$in[0]));
+      }
+      continue;
+    }
+    setPath(out, key, cloneValue(value));
+  }
+}
+
+/** Builds the document an upsert inserts when nothing matched. */
+export function buildUpsertDocument(
+  query: Document,
+  parsed: ParsedUpdate,
+  arrayFilters?: Document[],
+): Document {
+  const seed: Document = {};
+  extractEqualities(query, seed);
+  let doc: Document;
+  if (parsed.kind === 'replacement') {
+    doc = cloneValue(parsed.doc);
+    if (!Object.hasOwn(doc, '_id') && seed._id !== undefined) doc = { _id: seed._id, ...doc };
+  } else {
+    doc = applyUpdate(seed, parsed, { arrayFilters, isInsert: true }).doc;
+  }
+  if (doc._id === undefined) doc = { _id: new ObjectId(), ...doc };
+  return idFirst(doc);
+}
+
+/** Validation mongod applies to every stored document. */
+export function validateStoredDocument(doc: Document): void {
+  if (Array.isArray(doc._id)) throw badValue("can't use an array for _id");
+  if (doc._id instanceof RegExp) throw badValue("can't use a regex for _id");
+  if (isPlainObject(doc._id)) {
+    for (const key of Object.keys(doc._id)) {
+      if (key.startsWith('$'))
+        throw badValue(`_id fields may not contain '$'-prefixed fields: ${key} is not valid for storage.`);
+    }
+  }
+}

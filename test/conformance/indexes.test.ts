@@ -1,0 +1,184 @@
+import { MongoBulkWriteError, MongoServerError } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTarget, type Target } from './target.js';
+
+let target: Target;
+
+beforeAll(async () => {
+  target = await connectTarget('indexes');
+});
+
+afterAll(async () => {
+  await target?.close();
+});
+
+const coll = (name: string) => target.db.collection(name);
+
+async function rejection(promise: Promise<unknown>): Promise<MongoServerError> {
+  const err = await promise.then(
+    () => {
+      throw new Error('expected the operation to fail');
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(MongoServerError);
+  return err as MongoServerError;
+}
+
+describe('index management', () => {
+  it('createIndex is idempotent and listIndexes always includes _id_', async () => {
+    const c = coll('idx_basic');
+    expect(await c.createIndex({ email: 1 }, { unique: true })).toBe('email_1');
+    expect(await c.createIndex({ email: 1 }, { unique: true })).toBe('email_1');
+    expect(await c.createIndex({ a: 1, b: -1 })).toBe('a_1_b_-1');
+    expect(await c.createIndex({ c: 1 }, { name: 'custom_name' })).toBe('custom_name');
+    const indexes = await c.listIndexes().toArray();
+    expect(indexes.map((i) => i.name).sort()).toEqual(['_id_', 'a_1_b_-1', 'custom_name', 'email_1']);
+    const email = indexes.find((i) => i.name === 'email_1')!;
+    expect(email.key).toEqual({ email: 1 });
+    expect(email.unique).toBe(true);
+    expect(indexes.find((i) => i.name === '_id_')!.key).toEqual({ _id: 1 });
+    expect(await c.indexExists('email_1')).toBe(true);
+    expect(await c.indexExists('nope_1')).toBe(false);
+  });
+
+  it('an index name reused for a different key is rejected', async () => {
+    const c = coll('idx_conflict');
+    await c.createIndex({ a: 1 }, { name: 'shared' });
+    const err = await rejection(c.createIndex({ b: 1 }, { name: 'shared' }));
+    expect([85, 86]).toContain(err.code);
+  });
+
+  it('dropIndex and dropIndexes', async () => {
+    const c = coll('idx_drop');
+    await c.createIndex({ a: 1 });
+    await c.createIndex({ b: 1 });
+    await c.dropIndex('a_1');
+    expect((await c.listIndexes().toArray()).map((i) => i.name).sort()).toEqual(['_id_', 'b_1']);
+    await c.dropIndexes();
+    expect((await c.listIndexes().toArray()).map((i) => i.name)).toEqual(['_id_']);
+    const err = await rejection(c.dropIndex('missing_1'));
+    expect(err.code).toBe(27);
+  });
+
+  it('listIndexes on a missing collection fails with NamespaceNotFound', async () => {
+    const err = await rejection(coll('idx_nothing_here').listIndexes().toArray());
+    expect(err.code).toBe(26);
+  });
+});
+
+describe('unique indexes', () => {
+  it('insertOne violating a unique index fails with E11000', async () => {
+    const c = coll('uniq_insert');
+    await c.createIndex({ email: 1 }, { unique: true });
+    await c.insertOne({ email: 'a@x.io' });
+    const err = await rejection(c.insertOne({ email: 'a@x.io' }));
+    expect(err.code).toBe(11000);
+    expect(err.message).toContain('E11000 duplicate key error');
+    expect(err.message).toContain('email_1');
+    expect(err.keyValue).toEqual({ email: 'a@x.io' });
+    expect(await c.countDocuments()).toBe(1);
+  });
+
+  it('ordered insertMany stops at the first error, unordered continues', async () => {
+    const c = coll('uniq_many');
+    await c.createIndex({ k: 1 }, { unique: true });
+    await c.insertOne({ k: 0 });
+    const ordered = await c.insertMany([{ k: 1 }, { k: 0 }, { k: 2 }]).catch((e) => e);
+    expect(ordered).toBeInstanceOf(MongoBulkWriteError);
+    expect(ordered.code).toBe(11000);
+    expect(ordered.insertedCount).toBe(1);
+    expect(ordered.writeErrors).toHaveLength(1);
+    expect((await c.find({}, { sort: { k: 1 } }).toArray()).map((d) => d.k)).toEqual([0, 1]);
+
+    const unordered = await c
+      .insertMany([{ k: 3 }, { k: 0 }, { k: 4 }, { k: 1 }], { ordered: false })
+      .catch((e) => e);
+    expect(unordered).toBeInstanceOf(MongoBulkWriteError);
+    expect(unordered.insertedCount).toBe(2);
+    expect(unordered.writeErrors).toHaveLength(2);
+    expect(unordered.writeErrors.map((w: { index: number }) => w.index)).toEqual([1, 3]);
+    expect((await c.find({}, { sort: { k: 1 } }).toArray()).map((d) => d.k)).toEqual([0, 1, 3, 4]);
+  });
+
+  it('updates and upserts that would create duplicates fail', async () => {
+    const c = coll('uniq_update');
+    await c.createIndex({ slug: 1 }, { unique: true });
+    await c.insertMany([{ slug: 'one' }, { slug: 'two' }]);
+    const upd = await rejection(c.updateOne({ slug: 'two' }, { $set: { slug: 'one' } }));
+    expect(upd.code).toBe(11000);
+    const upsert = await rejection(
+      c.updateOne({ slug: 'three', other: 1 }, { $set: { slug: 'one' } }, { upsert: true }),
+    );
+    expect(upsert.code).toBe(11000);
+    const fam = await rejection(c.findOneAndUpdate({ slug: 'two' }, { $set: { slug: 'one' } }));
+    expect(fam.code).toBe(11000);
+    const replace = await rejection(c.replaceOne({ slug: 'two' }, { slug: 'one' }));
+    expect(replace.code).toBe(11000);
+    expect((await c.find({}, { sort: { slug: 1 } }).toArray()).map((d) => d.slug)).toEqual(['one', 'two']);
+    // updating a document to its own value is fine
+    expect((await c.updateOne({ slug: 'one' }, { $set: { slug: 'one', x: 1 } })).modifiedCount).toBe(1);
+  });
+
+  it('compound unique indexes consider the whole key', async () => {
+    const c = coll('uniq_compound');
+    await c.createIndex({ tenant: 1, email: 1 }, { unique: true });
+    await c.insertMany([
+      { tenant: 't1', email: 'a' },
+      { tenant: 't1', email: 'b' },
+      { tenant: 't2', email: 'a' },
+    ]);
+    const err = await rejection(c.insertOne({ tenant: 't1', email: 'a' }));
+    expect(err.code).toBe(11000);
+    expect(err.keyValue).toEqual({ tenant: 't1', email: 'a' });
+  });
+
+  it('building a unique index over existing duplicates fails', async () => {
+    const c = coll('uniq_build');
+    await c.insertMany([{ v: 1 }, { v: 2 }, { v: 1 }]);
+    const err = await rejection(c.createIndex({ v: 1 }, { unique: true }));
+    expect(err.code).toBe(11000);
+    expect((await c.listIndexes().toArray()).map((i) => i.name)).toEqual(['_id_']);
+    await c.insertOne({ v: 2 }); // no index was left behind
+  });
+
+  it('missing fields count as null unless the index is sparse', async () => {
+    const plain = coll('uniq_missing');
+    await plain.createIndex({ code: 1 }, { unique: true });
+    await plain.insertOne({ name: 'first' });
+    const err = await rejection(plain.insertOne({ name: 'second' }));
+    expect(err.code).toBe(11000);
+
+    const sparse = coll('uniq_sparse');
+    await sparse.createIndex({ code: 1 }, { unique: true, sparse: true });
+    await sparse.insertMany([{ name: 'first' }, { name: 'second' }, { code: 'x' }]);
+    expect((await rejection(sparse.insertOne({ code: 'x' }))).code).toBe(11000);
+  });
+
+  it('partial unique indexes only constrain matching documents', async () => {
+    const c = coll('uniq_partial');
+    await c.createIndex({ email: 1 }, { unique: true, partialFilterExpression: { active: true } });
+    await c.insertMany([
+      { email: 'a', active: false },
+      { email: 'a', active: false },
+      { email: 'a', active: true },
+    ]);
+    expect((await rejection(c.insertOne({ email: 'a', active: true }))).code).toBe(11000);
+  });
+
+  it('unique indexes on array fields index each element', async () => {
+    const c = coll('uniq_multikey');
+    await c.createIndex({ tags: 1 }, { unique: true });
+    await c.insertOne({ tags: ['x', 'y', 'x'] });
+    expect((await rejection(c.insertOne({ tags: ['z', 'y'] }))).code).toBe(11000);
+    await c.insertOne({ tags: ['z'] });
+  });
+
+  it('the implicit _id index is unique', async () => {
+    const c = coll('uniq_id');
+    await c.insertOne({ _id: 1 as never });
+    const err = await rejection(c.insertOne({ _id: 1 as never }));
+    expect(err.code).toBe(11000);
+    expect(err.message).toContain('_id_');
+  });
+});

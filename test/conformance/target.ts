@@ -1,0 +1,51 @@
+// Connects the conformance suite to its target: a real MongoDB when MONGODB_URI is set, otherwise
+// the embedded engine. Tests only use the driver's public API so both targets behave the same.
+import { randomBytes } from 'node:crypto';
+import { type Db, MongoClient } from 'mongodb';
+import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+
+export interface Target {
+  client: MongoClient;
+  /** A fresh database, unique to the calling test file. */
+  db: Db;
+  /** True when running against the embedded engine. */
+  embedded: boolean;
+  uri: string;
+  /** Drops the database and closes everything. */
+  close(): Promise<void>;
+}
+
+export async function connectTarget(label: string): Promise<Target> {
+  const external = process.env.MONGODB_URI;
+  let engine: EmbeddedMongo | undefined;
+  let uri: string;
+  if (external) {
+    uri = external;
+  } else {
+    engine = await startEmbeddedMongo();
+    uri = engine.uri;
+  }
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5000 });
+  try {
+    await client.connect();
+  } catch (err) {
+    await engine?.close();
+    throw err;
+  }
+  const dbName = `conf_${label}_${randomBytes(4).toString('hex')}`.slice(0, 60);
+  const db = client.db(dbName);
+  return {
+    client,
+    db,
+    embedded: engine !== undefined,
+    uri,
+    async close() {
+      try {
+        await db.dropDatabase();
+      } finally {
+        await client.close();
+        await engine?.close();
+      }
+    },
+  };
+}
