@@ -3,6 +3,7 @@
  * operation limits, error masking, CORS and GraphiQL. The REST layer runs its documents through
  * this same Yoga instance, so everything here applies to both doors.
  */
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Collections } from '../db/collections.js';
@@ -76,6 +77,7 @@ export function createGraphQLServer(options: {
         ? {
             origin: options.corsOrigins,
             methods: ['GET', 'POST', 'OPTIONS'],
+            credentials: false, // API keys travel in headers, never cookies
             allowedHeaders: ['content-type', 'x-api-key', 'authorization', 'x-request-id'],
             exposedHeaders: [
               'x-request-id',
@@ -92,6 +94,7 @@ export function createGraphQLServer(options: {
       defaultQuery: exampleQuery,
       headers: JSON.stringify({ 'X-Api-Key': '<your API key>' }),
     },
+    renderGraphiQL, // GraphiQL bundled into the page: no CDN needed
     plugins: [armor(), rateLimit(collections, options.rateLimits), exposeHttpStatus()],
     maskedErrors: {
       maskError: (error) => {
