@@ -4,14 +4,7 @@
  * in the heavy bucket, anything else in the general one. Every counted response carries
  * RateLimit-* headers; a refused one is RATE_LIMITED (429) with Retry-After.
  */
-import {
-  type DocumentNode,
-  type FieldNode,
-  GraphQLIncludeDirective,
-  GraphQLSkipDirective,
-  getDirectiveValues,
-  type SelectionSetNode,
-} from 'graphql';
+import type { DocumentNode, SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Collections } from '../db/collections.js';
 import {
@@ -22,16 +15,9 @@ import {
 } from '../domain/rate-limits.js';
 import type { GraphQLContext } from './context.js';
 import { graphQLError } from './errors.js';
+import { isIncluded } from './selection.js';
 
 const heavyFields = new Set(['transcript', 'defaultSummary']);
-
-function isSkipped(
-  node: FieldNode | SelectionSetNode['selections'][number],
-  variables: Record<string, unknown>,
-): boolean {
-  if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return true;
-  return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if === false;
-}
 
 /** Whether the operation, with its variables applied to @skip/@include, selects a heavy field. */
 export function selectsHeavyField(document: DocumentNode, variables: Record<string, unknown>): boolean {
@@ -44,7 +30,7 @@ export function selectsHeavyField(document: DocumentNode, variables: Record<stri
   const walk = (set: SelectionSetNode | undefined): boolean =>
     !!set &&
     set.selections.some((s) => {
-      if (isSkipped(s, variables)) return false;
+      if (!isIncluded(s, variables)) return false;
       if (s.kind === 'Field') return heavyFields.has(s.name.value) || walk(s.selectionSet);
       if (s.kind === 'InlineFragment') return walk(s.selectionSet);
       if (visited.has(s.name.value)) return false;

@@ -8,7 +8,12 @@ import { keyOf, startTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ RATE_LIMIT_GENERAL: '5', RATE_LIMIT_HEAVY: '2' });
+  // A window that cannot end mid-test.
+  t = await startTestApp({
+    RATE_LIMIT_GENERAL: '5',
+    RATE_LIMIT_HEAVY: '2',
+    RATE_LIMIT_WINDOW_SECONDS: '1000000000',
+  });
 });
 afterAll(() => t.close());
 

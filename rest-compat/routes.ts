@@ -1,0 +1,622 @@
+/**
+ * The route table of /external/v1: for each endpoint its parameters, the GraphQL operation it
+ * runs (rest-compat/operations/*.graphql) and the translation of the result into the REST shape
+ * of external-v1.md and compat.md. Nothing here reads the database.
+ */
+import * as z from 'zod';
+import { defineRoute, type Route } from './route.js';
+import * as S from './schemas.js';
+
+// ---------------------------------------------------------------- shared parameters and shapes
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const pageQuery = {
+  cursor: z.string().optional().meta({ description: 'The next_cursor of the previous page.' }),
+  limit: z
+    .int()
+    .min(1)
+    .max(100)
+    .default(10)
+    .meta({ description: 'Page size, 1 to 100 (an extension: the public service always uses 10).' }),
+};
+
+const flag = (description: string) => z.boolean().default(false).meta({ description });
+
+interface Connection<N> {
+  edges: { node: N }[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+/** The paginated envelope: the page size applied, the next cursor (null on the last page), the items. */
+function envelope<N, T>(connection: Connection<N>, limit: number, item: (node: N) => T) {
+  return {
+    limit,
+    next_cursor: connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null,
+    items: connection.edges.map((e) => item(e.node)),
+  };
+}
+
+const page = (query: { cursor?: string | undefined; limit: number }) => ({
+  first: query.limit,
+  after: query.cursor ?? null,
+});
+
+/** GraphQL enum values are UPPER_CASE, REST ones lower snake_case. */
+const lower = <T extends string>(value: T) => value.toLowerCase() as Lowercase<T>;
+
+const recordingPath = z.object({
+  recording_id: z.int32().meta({ description: 'The recording id (an integer).' }),
+});
+
+const destinationQuery = z.object({
+  destination_url: z.string().optional().meta({
+    format: 'uri',
+    description: 'When given, the content is POSTed to this URL and the answer is {destination_url}.',
+  }),
+});
+
+// ---------------------------------------------------------------- GraphQL result shapes
+
+interface GqlTranscriptEntry {
+  speaker: { displayName: string; matchedCalendarInviteeEmail: string | null };
+  text: string;
+  timestamp: string;
+}
+
+interface GqlSummary {
+  templateName: string;
+  markdownFormatted: string;
+}
+
+interface GqlMeeting {
+  title: string;
+  meetingTitle: string | null;
+  meetingType: string | null;
+  recordingId: number;
+  url: string;
+  shareUrl: string;
+  createdAt: string;
+  scheduledStartTime: string;
+  scheduledEndTime: string;
+  recordingStartTime: string;
+  recordingEndTime: string;
+  calendarInviteesDomainsType: 'ONLY_INTERNAL' | 'ONE_OR_MORE_EXTERNAL';
+  sharedWith: 'NO_TEAMS' | 'SINGLE_TEAM' | 'MULTIPLE_TEAMS' | 'ALL_TEAMS';
+  transcriptLanguage: string;
+  meetingUrl: string | null;
+  calendarInvitees: {
+    name: string | null;
+    email: string | null;
+    emailDomain: string | null;
+    isExternal: boolean;
+    matchedSpeakerDisplayName?: string | null;
+  }[];
+  recordedBy: { name: string | null; email: string; emailDomain: string; team: string | null };
+  transcript?: GqlTranscriptEntry[] | null;
+  defaultSummary?: GqlSummary | null;
+  actionItems?: {
+    description: string;
+    userGenerated: boolean;
+    completed: boolean;
+    recordingTimestamp: string;
+    recordingPlaybackUrl: string;
+    assignee: { name: string | null; email: string | null; team: string | null };
+  }[];
+  highlights?: {
+    type: string;
+    summary: string | null;
+    startTime: number;
+    endTime: number;
+    text: string | null;
+  }[];
+  crmMatches?: {
+    contacts: { name: string; email: string; recordUrl: string }[];
+    companies: { name: string; recordUrl: string }[];
+    deals: { name: string; amount: number; recordUrl: string }[];
+    error: string | null;
+  };
+}
+
+interface GqlUser {
+  name: string | null;
+  email: string;
+  createdAt: string;
+  status: 'ACTIVE' | 'DEACTIVATED' | 'INVITED';
+  permissions: {
+    settingsAccess: { level: 'NONE' | 'TEAM_ADMIN' | 'ACCOUNT_ADMIN'; teams: { name: string }[] };
+    viewAccess: {
+      level: 'OWN_MEETINGS' | 'TEAM' | 'MULTIPLE_TEAMS' | 'ALL_TEAMS';
+      teams: { name: string }[];
+    };
+  } | null;
+}
+
+interface GqlWebhook {
+  id: string;
+  url: string;
+  createdAt: string;
+  includeTranscript: boolean;
+  includeCrmMatches: boolean;
+  includeSummary: boolean;
+  includeActionItems: boolean;
+  triggeredFor: (
+    | 'MY_RECORDINGS'
+    | 'SHARED_EXTERNAL_RECORDINGS'
+    | 'MY_SHARED_WITH_TEAM_RECORDINGS'
+    | 'SHARED_TEAM_RECORDINGS'
+  )[];
+}
+
+// ---------------------------------------------------------------- translations
+
+const transcriptEntry = (e: GqlTranscriptEntry): z.output<typeof S.TranscriptEntry> => ({
+  speaker: {
+    display_name: e.speaker.displayName,
+    matched_calendar_invitee_email: e.speaker.matchedCalendarInviteeEmail,
+  },
+  text: e.text,
+  timestamp: e.timestamp,
+});
+
+const summary = (s: GqlSummary): z.output<typeof S.Summary> => ({
+  template_name: s.templateName,
+  markdown_formatted: s.markdownFormatted,
+});
+
+interface Includes {
+  include_transcript: boolean;
+  include_summary: boolean;
+  include_action_items: boolean;
+  include_highlights: boolean;
+  include_crm_matches: boolean;
+}
+
+/** A Meeting as REST shows it; the optional parts only when their flag is set. */
+export function restMeeting(m: GqlMeeting, include: Includes): z.output<typeof S.Meeting> {
+  return {
+    title: m.title,
+    meeting_title: m.meetingTitle,
+    meeting_type: m.meetingType,
+    recording_id: m.recordingId,
+    url: m.url,
+    share_url: m.shareUrl,
+    created_at: m.createdAt,
+    scheduled_start_time: m.scheduledStartTime,
+    scheduled_end_time: m.scheduledEndTime,
+    recording_start_time: m.recordingStartTime,
+    recording_end_time: m.recordingEndTime,
+    calendar_invitees_domains_type: lower(m.calendarInviteesDomainsType),
+    shared_with: lower(m.sharedWith),
+    transcript_language: m.transcriptLanguage,
+    calendar_invitees: m.calendarInvitees.map((i) => ({
+      name: i.name,
+      email: i.email,
+      email_domain: i.emailDomain,
+      is_external: i.isExternal,
+      ...(include.include_transcript
+        ? { matched_speaker_display_name: i.matchedSpeakerDisplayName ?? null }
+        : {}),
+    })),
+    recorded_by: {
+      // The public shape has a name for every recorder; a user who never gave one shows the email.
+      name: m.recordedBy.name ?? m.recordedBy.email,
+      email: m.recordedBy.email,
+      email_domain: m.recordedBy.emailDomain,
+      team: m.recordedBy.team,
+    },
+    meeting_url: m.meetingUrl,
+    ...(include.include_transcript ? { transcript: m.transcript?.map(transcriptEntry) ?? null } : {}),
+    ...(include.include_summary
+      ? { default_summary: m.defaultSummary ? summary(m.defaultSummary) : null }
+      : {}),
+    ...(include.include_action_items
+      ? {
+          action_items: (m.actionItems ?? []).map((a) => ({
+            description: a.description,
+            user_generated: a.userGenerated,
+            completed: a.completed,
+            recording_timestamp: a.recordingTimestamp,
+            recording_playback_url: a.recordingPlaybackUrl,
+            assignee: { name: a.assignee.name, email: a.assignee.email, team: a.assignee.team },
+          })),
+        }
+      : {}),
+    ...(include.include_highlights
+      ? {
+          highlights: (m.highlights ?? []).map((h) => ({
+            type: h.type,
+            summary: h.summary,
+            start_time: h.startTime,
+            end_time: h.endTime,
+            ...(h.text !== null ? { text: h.text } : {}),
+          })),
+        }
+      : {}),
+    ...(include.include_crm_matches && m.crmMatches
+      ? {
+          crm_matches: {
+            contacts: m.crmMatches.contacts.map((c) => ({
+              name: c.name,
+              email: c.email,
+              record_url: c.recordUrl,
+            })),
+            companies: m.crmMatches.companies.map((c) => ({ name: c.name, record_url: c.recordUrl })),
+            deals: m.crmMatches.deals.map((d) => ({
+              name: d.name,
+              amount: d.amount,
+              record_url: d.recordUrl,
+            })),
+            error: m.crmMatches.error,
+          },
+        }
+      : {}),
+  };
+}
+
+function restUser(u: GqlUser): z.output<typeof S.User> {
+  return {
+    name: u.name,
+    email: u.email,
+    created_at: u.createdAt,
+    status: lower(u.status),
+    ...(u.permissions
+      ? {
+          permissions: {
+            settings_access: {
+              level: lower(u.permissions.settingsAccess.level),
+              teams: u.permissions.settingsAccess.teams.map((t) => t.name),
+            },
+            view_access: {
+              level: lower(u.permissions.viewAccess.level),
+              teams: u.permissions.viewAccess.teams.map((t) => t.name),
+            },
+          },
+        }
+      : {}),
+  };
+}
+
+/** A recording that does not exist and one the caller may not see look the same. */
+const notFound = (recordingId: number) => ({
+  status: 404,
+  body: { error: `No recording with id ${recordingId}.` },
+});
+
+// ---------------------------------------------------------------- the table
+
+const listMeetings = defineRoute({
+  operationId: 'listMeetings',
+  method: 'GET',
+  path: '/meetings',
+  summary: 'List meetings',
+  description:
+    'Meetings you may see, newest first by recording start. Different parameters combine with AND, ' +
+    'the values of one array parameter with OR. Meetings recorded outside your organisation are listed ' +
+    'only when recorded_by[] names their recorder.',
+  query: z.object({
+    ...pageQuery,
+    calendar_invitees_domains: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'Company domains, exact match (case-insensitive); any of them.' }),
+    calendar_invitees_domains_type: z
+      .enum(['all', 'only_internal', 'one_or_more_external'])
+      .default('all')
+      .meta({ description: 'Whether the invitee list includes external email domains.' }),
+    created_after: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'Only meetings created after this instant (ISO 8601 with Z or an offset).' }),
+    created_before: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'Only meetings created before this instant (ISO 8601 with Z or an offset).' }),
+    include_action_items: flag('Include action_items on each meeting.'),
+    include_crm_matches: flag("Include crm_matches (from your or your team's CRM) on each meeting."),
+    include_highlights: flag('Include highlights on each meeting.'),
+    include_summary: flag('Include default_summary on each meeting. Refused for OAuth connected apps.'),
+    include_transcript: flag('Include the transcript on each meeting. Refused for OAuth connected apps.'),
+    meeting_type: z.string().optional().meta({
+      description: 'A meeting type name (see /meeting_types); an unknown name gives an empty list.',
+    }),
+    recorded_by: z
+      .array(z.email({ pattern: emailPattern }))
+      .optional()
+      .meta({ description: 'Emails of recorders; any of them.' }),
+    teams: z.array(z.string()).optional().meta({ description: "Names of the recorder's team; any of them." }),
+  }),
+  responses: { 200: { description: 'A page of meetings.', schema: S.listOf('MeetingList', S.Meeting) } },
+  operations: ['ListMeetings'],
+  graphql: ({ query: q }) => {
+    const filter: Record<string, unknown> = {};
+    if (q.recorded_by) filter.recordedBy = q.recorded_by;
+    if (q.teams) filter.teams = q.teams;
+    if (q.calendar_invitees_domains) filter.companyDomains = q.calendar_invitees_domains;
+    if (q.calendar_invitees_domains_type !== 'all')
+      filter.domainsType = q.calendar_invitees_domains_type.toUpperCase();
+    if (q.created_after) filter.createdAfter = q.created_after;
+    if (q.created_before) filter.createdBefore = q.created_before;
+    if (q.meeting_type !== undefined) filter.meetingType = q.meeting_type;
+    return {
+      operation: 'ListMeetings',
+      variables: {
+        ...page(q),
+        filter,
+        includeTranscript: q.include_transcript,
+        includeSummary: q.include_summary,
+        includeActionItems: q.include_action_items,
+        includeHighlights: q.include_highlights,
+        includeCrmMatches: q.include_crm_matches,
+      },
+    };
+  },
+  respond: (data: { meetings: Connection<GqlMeeting> }, { query: q }) => ({
+    status: 200,
+    body: envelope(data.meetings, q.limit, (m) => restMeeting(m, q)),
+  }),
+});
+
+const listMeetingTypes = defineRoute({
+  operationId: 'listMeetingTypes',
+  method: 'GET',
+  path: '/meeting_types',
+  summary: 'List meeting types',
+  description: "Your organisation's meeting types, active and inactive, by name: the values of meeting_type.",
+  query: z.object(pageQuery),
+  responses: {
+    200: { description: 'A page of meeting types.', schema: S.listOf('MeetingTypeList', S.MeetingType) },
+  },
+  operations: ['ListMeetingTypes'],
+  graphql: ({ query: q }) => ({ operation: 'ListMeetingTypes', variables: page(q) }),
+  respond: (
+    data: { meetingTypes: Connection<{ name: string; status: 'ACTIVE' | 'INACTIVE'; createdAt: string }> },
+    { query: q },
+  ) => ({
+    status: 200,
+    body: envelope(data.meetingTypes, q.limit, (t) => ({
+      name: t.name,
+      status: lower(t.status),
+      created_at: t.createdAt,
+    })),
+  }),
+});
+
+const listTeams = defineRoute({
+  operationId: 'listTeams',
+  method: 'GET',
+  path: '/teams',
+  summary: 'List teams',
+  description: "Your organisation's teams, by name.",
+  query: z.object(pageQuery),
+  responses: { 200: { description: 'A page of teams.', schema: S.listOf('TeamList', S.Team) } },
+  operations: ['ListTeams'],
+  graphql: ({ query: q }) => ({ operation: 'ListTeams', variables: page(q) }),
+  respond: (data: { teams: Connection<{ name: string; createdAt: string }> }, { query: q }) => ({
+    status: 200,
+    body: envelope(data.teams, q.limit, (t) => ({ name: t.name, created_at: t.createdAt })),
+  }),
+});
+
+const listTeamMembers = defineRoute({
+  operationId: 'listTeamMembers',
+  method: 'GET',
+  path: '/team_members',
+  summary: 'List team members',
+  description: "Active members of your organisation's teams, by email.",
+  query: z.object({
+    ...pageQuery,
+    team: z.string().optional().meta({ description: 'A team name: only its members.' }),
+  }),
+  responses: {
+    200: { description: 'A page of team members.', schema: S.listOf('TeamMemberList', S.TeamMember) },
+  },
+  operations: ['ListTeamMembers'],
+  graphql: ({ query: q }) => ({
+    operation: 'ListTeamMembers',
+    variables: { ...page(q), team: q.team ?? null },
+  }),
+  respond: (
+    data: { teamMembers: Connection<{ name: string | null; email: string; createdAt: string }> },
+    { query: q },
+  ) => ({
+    status: 200,
+    body: envelope(data.teamMembers, q.limit, (u) => ({
+      // The public shape has a name for every member; one who never gave one shows the email.
+      name: u.name ?? u.email,
+      email: u.email,
+      created_at: u.createdAt,
+    })),
+  }),
+});
+
+const listUsers = defineRoute({
+  operationId: 'listUsers',
+  method: 'GET',
+  path: '/users',
+  summary: 'List users and their permissions',
+  description:
+    'Every user of the account: active, then deactivated, then invited. Account admins only (403 otherwise).',
+  query: z.object({
+    ...pageQuery,
+    team: z.string().optional().meta({ description: 'A team name: only its users.' }),
+    status: z.enum(S.userStatuses).optional(),
+    settings_access: z
+      .enum(S.settingsAccessLevels)
+      .optional()
+      .meta({ description: 'Only users with this settings access level; not with status=invited.' }),
+  }),
+  responses: { 200: { description: 'A page of users.', schema: S.listOf('UserList', S.User) } },
+  errors: { 403: 'The key does not belong to an account admin.' },
+  operations: ['ListUsers'],
+  graphql: ({ query: q }) => {
+    const filter: Record<string, unknown> = {};
+    if (q.team !== undefined) filter.team = q.team;
+    if (q.status) filter.status = q.status.toUpperCase();
+    if (q.settings_access) filter.settingsAccess = q.settings_access.toUpperCase();
+    return { operation: 'ListUsers', variables: { ...page(q), filter } };
+  },
+  respond: (data: { users: Connection<GqlUser> }, { query: q }) => ({
+    status: 200,
+    body: envelope(data.users, q.limit, restUser),
+  }),
+});
+
+const getRecordingTranscript = defineRoute({
+  operationId: 'getRecordingTranscript',
+  method: 'GET',
+  path: '/recordings/{recording_id}/transcript',
+  summary: 'Get the transcript of a recording',
+  description:
+    'With destination_url the transcript is POSTed there (with recording_id) and the answer comes at once.',
+  pathParams: recordingPath,
+  query: destinationQuery,
+  responses: {
+    200: {
+      description: 'The transcript, or where it will be delivered.',
+      schema: S.TranscriptResult,
+    },
+  },
+  errors: { 404: 'No such recording, or one you may not see.' },
+  operations: ['RecordingTranscript', 'DeliverTranscript'],
+  graphql: ({ path, query }) =>
+    query.destination_url === undefined
+      ? { operation: 'RecordingTranscript', variables: { recordingId: path.recording_id } }
+      : {
+          operation: 'DeliverTranscript',
+          variables: { recordingId: path.recording_id, destinationUrl: query.destination_url },
+        },
+  respond: (
+    data: {
+      meeting?: { transcript: GqlTranscriptEntry[] | null } | null;
+      deliverTranscript?: { destinationUrl: string };
+    },
+    { path },
+  ) => {
+    if (data.deliverTranscript)
+      return { status: 200, body: { destination_url: data.deliverTranscript.destinationUrl } };
+    if (!data.meeting) return notFound(path.recording_id);
+    return { status: 200, body: { transcript: (data.meeting.transcript ?? []).map(transcriptEntry) } };
+  },
+});
+
+const getRecordingSummary = defineRoute({
+  operationId: 'getRecordingSummary',
+  method: 'GET',
+  path: '/recordings/{recording_id}/summary',
+  summary: 'Get the summary of a recording',
+  description:
+    'With destination_url the summary is POSTed there (with recording_id) and the answer comes at once.',
+  pathParams: recordingPath,
+  query: destinationQuery,
+  responses: {
+    200: {
+      description: 'The summary, or where it will be delivered.',
+      schema: S.SummaryResult,
+    },
+  },
+  errors: { 404: 'No such recording, or one you may not see.' },
+  operations: ['RecordingSummary', 'DeliverSummary'],
+  graphql: ({ path, query }) =>
+    query.destination_url === undefined
+      ? { operation: 'RecordingSummary', variables: { recordingId: path.recording_id } }
+      : {
+          operation: 'DeliverSummary',
+          variables: { recordingId: path.recording_id, destinationUrl: query.destination_url },
+        },
+  respond: (
+    data: {
+      meeting?: { defaultSummary: GqlSummary | null } | null;
+      deliverSummary?: { destinationUrl: string };
+    },
+    { path },
+  ) => {
+    if (data.deliverSummary)
+      return { status: 200, body: { destination_url: data.deliverSummary.destinationUrl } };
+    if (!data.meeting) return notFound(path.recording_id);
+    const s = data.meeting.defaultSummary;
+    return { status: 200, body: { summary: s ? summary(s) : null } };
+  },
+});
+
+/** `shared_with_me_external_recordings` is accepted for `shared_external_recordings` (public docs example). */
+const triggeredForInput = z.enum([...S.triggeredForValues, 'shared_with_me_external_recordings']);
+
+const createWebhook = defineRoute({
+  operationId: 'createWebhook',
+  method: 'POST',
+  path: '/webhooks',
+  summary: 'Create a webhook',
+  description:
+    'New meeting content is POSTed to destination_url for the recordings of the triggered_for categories. ' +
+    'At least one include_* flag must be true. The signing secret is shown in this answer only.',
+  body: z.strictObject({
+    destination_url: z.string().meta({ format: 'uri', description: 'An absolute http(s) URL.' }),
+    triggered_for: z.array(triggeredForInput).min(1).meta({
+      description: 'shared_with_me_external_recordings is a synonym of shared_external_recordings.',
+    }),
+    include_action_items: z.boolean().default(false),
+    include_crm_matches: z.boolean().default(false),
+    include_summary: z.boolean().default(false),
+    include_transcript: z.boolean().default(false),
+  }),
+  responses: { 201: { description: 'The webhook, with its secret.', schema: S.Webhook } },
+  operations: ['CreateWebhook'],
+  graphql: ({ body }) => ({
+    operation: 'CreateWebhook',
+    variables: {
+      input: {
+        destinationUrl: body.destination_url,
+        triggeredFor: body.triggered_for.map((t) =>
+          t === 'shared_with_me_external_recordings' ? 'SHARED_EXTERNAL_RECORDINGS' : t.toUpperCase(),
+        ),
+        includeActionItems: body.include_action_items,
+        includeCrmMatches: body.include_crm_matches,
+        includeSummary: body.include_summary,
+        includeTranscript: body.include_transcript,
+      },
+    },
+  }),
+  respond: (data: { createWebhook: { secret: string; webhook: GqlWebhook } }) => {
+    const { secret, webhook: w } = data.createWebhook;
+    return {
+      status: 201,
+      body: {
+        id: w.id,
+        url: w.url,
+        secret,
+        created_at: w.createdAt,
+        include_transcript: w.includeTranscript,
+        include_crm_matches: w.includeCrmMatches,
+        include_summary: w.includeSummary,
+        include_action_items: w.includeActionItems,
+        triggered_for: w.triggeredFor.map(lower),
+      },
+    };
+  },
+});
+
+const deleteWebhook = defineRoute({
+  operationId: 'deleteWebhook',
+  method: 'DELETE',
+  path: '/webhooks/{id}',
+  summary: 'Delete a webhook',
+  pathParams: z.object({ id: z.string().meta({ description: 'The webhook id.' }) }),
+  responses: { 204: { description: 'Deleted.' } },
+  errors: { 404: 'No such webhook of yours.' },
+  operations: ['DeleteWebhook'],
+  graphql: ({ path }) => ({ operation: 'DeleteWebhook', variables: { id: path.id } }),
+  respond: () => ({ status: 204 }),
+});
+
+export const routes: readonly Route[] = [
+  listMeetings,
+  listMeetingTypes,
+  listTeams,
+  listTeamMembers,
+  listUsers,
+  getRecordingTranscript,
+  getRecordingSummary,
+  createWebhook,
+  deleteWebhook,
+];
