@@ -1,15 +1,20 @@
 /**
- * Composition root: database (MongoDB or the embedded engine), demo data, the HTTP doors.
- * `main.ts` runs it as a process; tests start it in-process.
+ * Composition root: database (MongoDB or the embedded engine), demo data, the HTTP doors, the
+ * delivery worker. `main.ts` runs it as a process; tests start it in-process.
  */
 
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createRestDoor } from '../rest-compat/index.js';
 import { demoDataset, loadDataset } from '../seeds/index.js';
 import type { Config } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
+import { attachDeliveryRuntime } from './delivery/runtime.js';
+import { type DeliveryWorker, deliveryWorkerFromConfig } from './delivery/worker.js';
+import { presentsServiceToken } from './domain/ingestion.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
-import { createGraphQLServer } from './graphql/yoga.js';
+import type { ServiceCallerContext } from './graphql/schema/ingestion.js';
+import { createGraphQLServer, type ServerContext } from './graphql/yoga.js';
 import { createMetrics } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
 import { closeGracefully, createHttpServer } from './http/server.js';
@@ -22,6 +27,8 @@ export interface App {
   database: Database;
   /** The MongoDB URI in use: the embedded engine's when MONGODB_URI was unset. */
   mongoUri: string;
+  /** The delivery worker running inside the server (DELIVERY_WORKER=true), on its own connection. */
+  worker: DeliveryWorker | undefined;
   close(): Promise<void>;
 }
 
@@ -48,6 +55,11 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     logger.info({ counts }, 'demo dataset loaded');
   }
 
+  const runtime = attachDeliveryRuntime(database.collections, {
+    allowCidrs: config.EGRESS_ALLOW_CIDRS,
+    subscriptionPollMs: config.SUBSCRIPTION_POLL_MS,
+  });
+
   const graphql = createGraphQLServer({
     collections: database.collections,
     logger,
@@ -60,7 +72,20 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   const server = createHttpServer(
     [
       ...operationalDoors(database, metrics),
-      { path: '/graphql', handler: (req, res, { requestId }) => graphql.handle(req, res, { requestId }) },
+      {
+        path: '/graphql',
+        handler: (req, res, { requestId }) => {
+          const context: ServerContext & ServiceCallerContext = { requestId };
+          // The ingestion service's token is not an API key or app token: the door takes it off
+          // the request (so authentication never sees it) and marks the call as the service's.
+          if (presentsServiceToken(req.headers.authorization, config.INGEST_TOKEN_SHA256)) {
+            delete req.headers.authorization;
+            context.serviceCaller = true;
+          }
+          return graphql.handle(req, res, context);
+        },
+      },
+      createRestDoor({ graphql, logger }),
     ],
     logger,
     metrics,
@@ -72,13 +97,38 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   const { port } = server.address() as AddressInfo;
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
 
+  // The worker has its own connection: its polling neither competes with requests for the pool
+  // nor shows up in what a request costs.
+  let workerDatabase: Database | undefined;
+  let worker: DeliveryWorker | undefined;
+  if (config.DELIVERY_WORKER) {
+    workerDatabase = await connectDatabase(mongoUri, config.MONGODB_DB);
+    workerDatabase.onCommand((event) =>
+      metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
+    );
+    worker = deliveryWorkerFromConfig(workerDatabase.collections, config, logger);
+    worker.start();
+  }
+
   return {
     server,
     url: `http://${host}:${port}`,
     database,
     mongoUri,
+    worker,
     async close() {
-      await closeGracefully(server, config.SHUTDOWN_GRACE_MS);
+      runtime.feed.close(); // ends live subscriptions, so their streams do not hold the server open
+      // Connections whose stream just ended turn idle after closeGracefully looked: close those too.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      try {
+        await Promise.all([
+          closeGracefully(server, config.SHUTDOWN_GRACE_MS),
+          worker?.stop(config.SHUTDOWN_GRACE_MS),
+        ]);
+      } finally {
+        clearInterval(idle);
+      }
+      await workerDatabase?.close();
       await database.close();
       await engine?.close();
     },

@@ -2,6 +2,7 @@
  * Configuration from environment variables, validated once at start. Each variable is declared
  * once below with its description, which `--help` prints.
  */
+import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -14,6 +15,28 @@ const list = z.string().transform((v) =>
     .map((s) => s.trim())
     .filter(Boolean),
 );
+
+const millis = z.coerce.number().int().min(1);
+const hex256 = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/)
+  .transform((v) => v.toLowerCase());
+
+/** `a.b.c.d/n` or `x:y::/n`; a bare address means the address alone (/32 or /128). */
+export function parseCidr(
+  value: string,
+): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
+  const [address = '', prefixText, extra] = value.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return null;
+  const max = version === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? max : Number(prefixText);
+  if (!/^\d{1,3}$/.test(prefixText ?? String(max)) || prefix > max) return null;
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  // BlockList validates what isIP accepts; keep the check here so a bad entry fails at start.
+  new BlockList().addSubnet(address, prefix, family);
+  return { address, prefix, family };
+}
 
 interface Variable<T extends z.ZodType> {
   description: string;
@@ -102,6 +125,63 @@ export const variables = {
     schema: z.coerce.number().int().min(1),
     default: '60',
   }),
+  INGEST_TOKEN_SHA256: variable({
+    description:
+      'hex SHA-256 of the service token that may call the ingestRecording mutation (sent as Authorization: Bearer <token>); unset: nobody may',
+    expects: '64 hexadecimal characters (the first field of `printf %s "$TOKEN" | sha256sum`)',
+    schema: hex256.optional(),
+  }),
+  DELIVERY_WORKER: variable({
+    description:
+      'run the delivery worker (webhook events and asynchronous deliveries) inside the server; `npm run worker` runs it alone',
+    expects: 'true or false',
+    schema: bool,
+    default: 'true',
+  }),
+  DELIVERY_CONCURRENCY: variable({
+    description: 'deliveries one worker sends at the same time',
+    expects: 'a whole number from 1 to 256',
+    schema: z.coerce.number().int().min(1).max(256),
+    default: '8',
+  }),
+  DELIVERY_POLL_MS: variable({
+    description: 'how often an idle worker looks for due deliveries and unfinished fan-outs',
+    expects: 'a positive whole number of milliseconds',
+    schema: millis,
+    default: '1000',
+  }),
+  DELIVERY_TIMEOUT_MS: variable({
+    description: 'total time one delivery attempt may take (connect, send, response)',
+    expects: 'a positive whole number of milliseconds',
+    schema: millis,
+    default: '15000',
+  }),
+  DELIVERY_CONNECT_TIMEOUT_MS: variable({
+    description: 'time to establish the connection of one attempt (within DELIVERY_TIMEOUT_MS)',
+    expects: 'a positive whole number of milliseconds',
+    schema: millis,
+    default: '5000',
+  }),
+  DELIVERY_LEASE_MS: variable({
+    description:
+      'how long a worker holds a claimed delivery; if it dies, another worker delivers after this (must exceed DELIVERY_TIMEOUT_MS)',
+    expects: 'a positive whole number of milliseconds',
+    schema: millis,
+    default: '60000',
+  }),
+  EGRESS_ALLOW_CIDRS: variable({
+    description:
+      'comma-separated CIDRs that outgoing requests may reach although they are private, loopback, etc. (empty: none)',
+    expects: 'a comma-separated list of CIDRs such as 127.0.0.1/32,::1/128',
+    schema: list.pipe(z.array(z.string().refine((v) => parseCidr(v) !== null, { message: 'not a CIDR' }))),
+    default: '',
+  }),
+  SUBSCRIPTION_POLL_MS: variable({
+    description: 'how often subscriptions look for meetings whose content became ready (in any process)',
+    expects: 'a positive whole number of milliseconds',
+    schema: millis,
+    default: '500',
+  }),
 } as const;
 
 type Variables = typeof variables;
@@ -119,6 +199,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (parsed.success) config[name] = parsed.data;
     else problems.push(`${name} must be ${v.expects} (got ${JSON.stringify(raw)})`);
   }
+  if (
+    problems.length === 0 &&
+    (config.DELIVERY_LEASE_MS as number) <= (config.DELIVERY_TIMEOUT_MS as number)
+  ) {
+    problems.push(
+      `DELIVERY_LEASE_MS must exceed DELIVERY_TIMEOUT_MS (got ${config.DELIVERY_LEASE_MS} and ${config.DELIVERY_TIMEOUT_MS})`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return config as Config;
 }
@@ -129,7 +217,7 @@ export function helpText(): string {
       'default' in v && v.default !== undefined
         ? ` [default: ${v.default === '' ? 'empty' : v.default}]`
         : '';
-    return `  ${name.padEnd(22)} ${v.description}${def}`;
+    return `  ${name.padEnd(27)} ${v.description}${def}`;
   });
   return `Usage: npm start [-- --help]\n\nEnvironment variables:\n${rows.join('\n')}\n`;
 }

@@ -9,6 +9,7 @@ import type {
   CredentialDoc,
   CrmConnectionDoc,
   CrmRecordDoc,
+  DeliveryAttemptDoc,
   HighlightsDoc,
   MeetingDoc,
   MeetingTypeDoc,
@@ -37,6 +38,7 @@ export interface Collections {
   crmRecords: Collection<CrmRecordDoc>;
   webhooks: Collection<WebhookDoc>;
   outbox: Collection<OutboxDoc>;
+  deliveryAttempts: Collection<DeliveryAttemptDoc>;
   rateLimits: Collection<RateLimitDoc>;
   counters: Collection<CounterDoc>;
 }
@@ -59,6 +61,9 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     { key: { sharedWithEmails: 1, ...meetingKeyset } },
     { key: { orgId: 1, sharedTeamIds: 1, ...meetingKeyset } },
     { key: { orgId: 1, sharedWithAllTeams: 1, ...meetingKeyset } },
+    // Live updates poll for recently ready meetings; workers sweep unfinished fan-outs.
+    { key: { contentReadyAt: 1 } },
+    { key: { eventsPending: 1, contentReadyAt: 1 }, partialFilterExpression: { eventsPending: true } },
   ],
   transcripts: [{ key: { recordingId: 1 }, unique: true }],
   summaries: [{ key: { recordingId: 1 }, unique: true }],
@@ -70,7 +75,12 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     { key: { connectionId: 1, kind: 1, domain: 1 } },
     { key: { connectionId: 1, kind: 1, companyDomain: 1 } },
   ],
-  webhooks: [{ key: { ownerId: 1, createdAt: -1 } }],
+  webhooks: [
+    { key: { ownerId: 1, createdAt: -1 } },
+    // Candidate webhooks of a ready meeting: its recorder's, those of users it is shared with, its organisation's.
+    { key: { ownerEmail: 1 } },
+    { key: { ownerOrgId: 1 } },
+  ],
   outbox: [
     { key: { messageId: 1 }, unique: true },
     {
@@ -79,7 +89,10 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
       partialFilterExpression: { kind: 'webhook_event' },
     },
     { key: { status: 1, nextAttemptAt: 1 } },
+    // A webhook's deliveries, newest first.
+    { key: { webhookId: 1, createdAt: -1, _id: -1 } },
   ],
+  deliveryAttempts: [{ key: { outboxId: 1, attemptedAt: 1 } }],
   rateLimits: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
   counters: [],
 };

@@ -119,6 +119,12 @@ export interface MeetingDoc {
   sharedWithAllTeams: boolean;
   /** Set when the meeting is first stored with a summary (content ready, domain.md). */
   contentReadyAt: Date | null;
+  /**
+   * True from the moment content became ready until one outbox event per matching webhook exists
+   * (set in the same write as contentReadyAt). A worker finishes any fan-out left pending by a
+   * process that died. Absent on meetings stored before it existed: false.
+   */
+  eventsPending?: boolean;
 }
 
 export interface SpeakerDoc {
@@ -221,6 +227,16 @@ export interface WebhookDoc {
   includeSummary: boolean;
   includeActionItems: boolean;
   triggeredFor: TriggeredFor[];
+  /** The owner's email and organisation, so that a ready meeting finds its candidate webhooks in one query. */
+  ownerEmail: string;
+  ownerOrgId: ObjectId;
+  /** After a rotation: the former secret, still signing (besides the new one) until expiresAt. */
+  previousSecret: { secret: string; expiresAt: Date } | null;
+  /** Set when deliveries stop: the receiver answered 410, or every delivery failed for 5 days. */
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  /** Start of the current run of failed attempts; null after a success. */
+  failingSince: Date | null;
 }
 
 /** Named monotonic counters (recording ids). */
@@ -230,7 +246,12 @@ export interface CounterDoc {
 }
 
 export type OutboxKind = 'webhook_event' | 'transcript_delivery' | 'summary_delivery';
-export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+/**
+ * pending: due at nextAttemptAt (or leased); delivered: a 2xx came back; failed: retries exhausted,
+ * 410, or the webhook disabled (can be redelivered); cancelled: nothing may be sent any more (the
+ * webhook was deleted, or its owner may no longer see the meeting).
+ */
+export type OutboxStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 
 /**
  * One message to push to a URL: a webhook event or an asynchronous delivery of a transcript or
@@ -248,9 +269,39 @@ export interface OutboxDoc {
   requestedBy: ObjectId;
   destinationUrl: string;
   status: OutboxStatus;
+  /** Attempts made since the event was queued or last redelivered (the retry schedule counts these). */
   attempts: number;
+  /** When the next attempt is due; while leased, when the lease runs out. */
   nextAttemptAt: Date;
   createdAt: Date;
+  /** The exact JSON sent, serialised once (at the first attempt) and signed as is on every attempt. */
+  body: string | null;
+  /** The claim of the worker delivering it; outcome updates filter on it, so a lapsed lease records nothing. */
+  leaseToken: string | null;
+  leaseExpiresAt: Date | null;
+  lastAttemptAt: Date | null;
+  lastResponseStatus: number | null;
+  lastError: string | null;
+  /** When it was delivered, failed or cancelled. */
+  finishedAt: Date | null;
+}
+
+export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';
+
+/** One HTTP attempt of an outbox message, as logged by the worker that made it. */
+export interface DeliveryAttemptDoc {
+  _id: ObjectId;
+  outboxId: ObjectId;
+  messageId: string;
+  webhookId: ObjectId | null;
+  attemptedAt: Date;
+  durationMs: number;
+  /** The receiver's HTTP status; null when no response came (timeout, refused, guard). */
+  responseStatus: number | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+  /** False when the worker's lease had run out, so its outcome was not recorded. */
+  recorded: boolean;
 }
 
 /** Requests counted in one fixed window for one credential and bucket (shared by every process). */

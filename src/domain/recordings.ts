@@ -6,6 +6,8 @@
 import type { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { ActionItemDoc, HighlightDoc, MeetingDoc, TranscriptEntryDoc } from '../db/documents.js';
+import { type Clock, systemClock } from './clock.js';
+import { fanOutContentReady } from './content-ready.js';
 import { DomainError } from './errors.js';
 import { companyDomainOf, describeInvitee, domainsTypeOf } from './invitees.js';
 
@@ -38,6 +40,8 @@ export interface StoredRecording {
   meeting: MeetingDoc;
   /** True exactly once per recording: when it is first stored with its summary. */
   becameReady: boolean;
+  /** Webhook events this call queued (only when it became ready). */
+  eventsQueued: number;
 }
 
 const RECORDING_IDS = 'recordingId';
@@ -68,9 +72,15 @@ async function resolveTeams(collections: Collections, orgId: ObjectId, names: st
   return names.map((n) => teams.find((t) => t.name === n)!._id);
 }
 
+/**
+ * Stores a recording with its content: the one write path of the seeder, `npm run ingest` and the
+ * ingestRecording mutation. The first time it is stored with a summary its content is ready and
+ * the matching webhook events are queued (content-ready.ts); storing it again fires nothing.
+ */
 export async function storeRecording(
   collections: Collections,
   input: RecordingInput,
+  clock: Clock = systemClock,
 ): Promise<StoredRecording> {
   const recorder = await collections.users.findOne({ email: input.recorderEmail.toLowerCase() });
   if (!recorder) throw new DomainError('BAD_USER_INPUT', `Unknown recorder: ${input.recorderEmail}`);
@@ -114,7 +124,7 @@ export async function storeRecording(
   };
   await collections.meetings.updateOne(
     { recordingId },
-    { $set: fields, $setOnInsert: { contentReadyAt: null } },
+    { $set: fields, $setOnInsert: { contentReadyAt: null, eventsPending: false } },
     { upsert: true },
   );
 
@@ -144,15 +154,22 @@ export async function storeRecording(
     );
   await Promise.all(writes);
 
-  // Content is ready once a summary is stored; the conditional update makes that happen once.
+  // Content is ready once a summary is stored; the conditional update makes that happen once. The
+  // same write marks the fan-out pending, so the events exist even if this process dies right after.
   let becameReady = false;
+  const now = clock.now();
   if (input.summary) {
     const marked = await collections.meetings.updateOne(
       { recordingId, contentReadyAt: null },
-      { $set: { contentReadyAt: new Date() } },
+      { $set: { contentReadyAt: now, eventsPending: true } },
     );
     becameReady = marked.modifiedCount === 1;
   }
-  const meeting = await collections.meetings.findOne({ recordingId });
-  return { meeting: meeting!, becameReady };
+  const meeting = (await collections.meetings.findOne({ recordingId }))!;
+  let eventsQueued = 0;
+  if (becameReady) {
+    eventsQueued = await fanOutContentReady(collections, meeting, now);
+    meeting.eventsPending = false;
+  }
+  return { meeting, becameReady, eventsQueued };
 }

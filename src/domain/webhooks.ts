@@ -1,13 +1,15 @@
 /**
- * Webhooks a viewer registers: creation (the signing secret is shown once), listing and deletion.
+ * Webhooks a viewer registers: creation (the signing secret is shown once), listing, deletion,
+ * secret rotation, re-enabling, and the deliveries of each webhook with their redelivery.
  * A webhook belongs to its creator; anyone else's is indistinguishable from one that does not exist.
  */
 import { randomBytes } from 'node:crypto';
 import { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
-import type { TriggeredFor, WebhookDoc } from '../db/documents.js';
+import type { OutboxDoc, TriggeredFor, WebhookDoc } from '../db/documents.js';
+import { checkedDestination, type DestinationCheck } from './deliveries.js';
 import { DomainError } from './errors.js';
-import { requireDestinationUrl } from './urls.js';
+import { findPage, Keyset, type Page, type PageRequest } from './pagination.js';
 import type { Viewer } from './viewer.js';
 
 export interface WebhookInput {
@@ -19,17 +21,26 @@ export interface WebhookInput {
   includeActionItems: boolean;
 }
 
+/** After a rotation the former secret keeps signing (besides the new one) this long. */
+export const PREVIOUS_SECRET_TTL_MS = 24 * 3600_000;
+
 /** Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes. */
 export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** The secrets that sign a message at `now`: the current one first, then the former one within its 24 hours. */
+export function signingSecrets(webhook: WebhookDoc, now: Date): string[] {
+  const previous = webhook.previousSecret;
+  return previous && previous.expiresAt > now ? [webhook.secret, previous.secret] : [webhook.secret];
 }
 
 export async function createWebhook(
   collections: Collections,
   viewer: Viewer,
   input: WebhookInput,
+  check: DestinationCheck,
 ): Promise<WebhookDoc> {
-  const url = requireDestinationUrl(input.destinationUrl, 'destination_url');
   if (input.triggeredFor.length === 0)
     throw new DomainError('BAD_USER_INPUT', 'triggered_for needs at least one value.');
   if (
@@ -40,6 +51,7 @@ export async function createWebhook(
       'At least one of include_transcript, include_crm_matches, include_summary and include_action_items must be true.',
     );
   }
+  const url = await checkedDestination(input.destinationUrl, 'destination_url', check);
   const webhook: WebhookDoc = {
     _id: new ObjectId(),
     ownerId: viewer.user._id,
@@ -51,6 +63,12 @@ export async function createWebhook(
     includeSummary: input.includeSummary,
     includeActionItems: input.includeActionItems,
     triggeredFor: [...new Set(input.triggeredFor)],
+    ownerEmail: viewer.user.email,
+    ownerOrgId: viewer.user.orgId,
+    previousSecret: null,
+    disabledAt: null,
+    disabledReason: null,
+    failingSince: null,
   };
   await collections.webhooks.insertOne(webhook);
   return webhook;
@@ -60,12 +78,149 @@ export function listWebhooks(collections: Collections, viewer: Viewer): Promise<
   return collections.webhooks.find({ ownerId: viewer.user._id }).sort({ createdAt: -1 }).toArray();
 }
 
+function webhookObjectId(id: string): ObjectId {
+  if (!ObjectId.isValid(id) || !/^[0-9a-f]{24}$/i.test(id))
+    throw new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
+  return new ObjectId(id);
+}
+
+/** The viewer's webhook `id`; NOT_FOUND for an unknown id and for anyone else's. */
+export async function findOwnWebhook(
+  collections: Collections,
+  viewer: Viewer,
+  id: string,
+): Promise<WebhookDoc> {
+  const webhook = await collections.webhooks.findOne({ _id: webhookObjectId(id), ownerId: viewer.user._id });
+  if (!webhook) throw new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
+  return webhook;
+}
+
 export async function deleteWebhook(collections: Collections, viewer: Viewer, id: string): Promise<void> {
-  const notFound = new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
-  if (!ObjectId.isValid(id) || !/^[0-9a-f]{24}$/i.test(id)) throw notFound;
-  const { deletedCount } = await collections.webhooks.deleteOne({
-    _id: new ObjectId(id),
-    ownerId: viewer.user._id,
-  });
-  if (deletedCount === 0) throw notFound;
+  const _id = webhookObjectId(id);
+  const { deletedCount } = await collections.webhooks.deleteOne({ _id, ownerId: viewer.user._id });
+  if (deletedCount === 0) throw new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
+  // Nothing more is sent for it (a worker holding one now finds the webhook gone and cancels too).
+  const now = new Date();
+  await collections.outbox.updateMany(
+    { webhookId: _id, status: 'pending' },
+    { $set: { status: 'cancelled', lastError: 'the webhook was deleted', finishedAt: now } },
+  );
+}
+
+/** A new signing secret; the former one keeps signing too for 24 hours, so receivers can switch over. */
+export async function rotateWebhookSecret(
+  collections: Collections,
+  viewer: Viewer,
+  id: string,
+  now: Date = new Date(),
+): Promise<{ webhook: WebhookDoc; secret: string; previousSecretExpiresAt: Date }> {
+  const current = await findOwnWebhook(collections, viewer, id);
+  const secret = newWebhookSecret();
+  const previousSecret = {
+    secret: current.secret,
+    expiresAt: new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS),
+  };
+  const webhook = await collections.webhooks.findOneAndUpdate(
+    { _id: current._id, ownerId: viewer.user._id, secret: current.secret },
+    { $set: { secret, previousSecret } },
+    { returnDocument: 'after' },
+  );
+  if (!webhook) throw new DomainError('BAD_USER_INPUT', 'The secret was rotated meanwhile: try again.');
+  return { webhook, secret, previousSecretExpiresAt: previousSecret.expiresAt };
+}
+
+/** Re-enables a webhook disabled after a 410 or 5 days of failures. Failed events stay failed: redeliver them. */
+export async function enableWebhook(
+  collections: Collections,
+  viewer: Viewer,
+  id: string,
+): Promise<WebhookDoc> {
+  const webhook = await collections.webhooks.findOneAndUpdate(
+    { _id: webhookObjectId(id), ownerId: viewer.user._id },
+    { $set: { disabledAt: null, disabledReason: null, failingSince: null } },
+    { returnDocument: 'after' },
+  );
+  if (!webhook) throw new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
+  return webhook;
+}
+
+/** The webhook's events, newest first. */
+export function listWebhookDeliveries(
+  collections: Collections,
+  webhook: WebhookDoc,
+  request: PageRequest,
+): Promise<Page<OutboxDoc>> {
+  const keyset = new Keyset(
+    'webhookDeliveries',
+    [
+      ['createdAt', -1],
+      ['_id', -1],
+    ],
+    { webhook: webhook._id.toHexString() },
+  );
+  return findPage(collections.outbox, keyset, { webhookId: webhook._id }, request);
+}
+
+/** What a redelivery resets: a fresh retry schedule, due now, same message id and body. */
+function redelivery(now: Date) {
+  return {
+    $set: {
+      status: 'pending' as const,
+      attempts: 0,
+      nextAttemptAt: now,
+      leaseToken: null,
+      leaseExpiresAt: null,
+      finishedAt: null,
+    },
+  };
+}
+
+function requireEnabled(webhook: WebhookDoc): void {
+  if (webhook.disabledAt) {
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `The webhook is disabled (${webhook.disabledReason ?? 'no reason recorded'}): enable it first.`,
+    );
+  }
+}
+
+/** Sends one event again (same webhook-id), whatever became of it, unless it is still pending. */
+export async function redeliverEvent(
+  collections: Collections,
+  viewer: Viewer,
+  webhookId: string,
+  messageId: string,
+  now: Date = new Date(),
+): Promise<OutboxDoc> {
+  const webhook = await findOwnWebhook(collections, viewer, webhookId);
+  requireEnabled(webhook);
+  const event = await collections.outbox.findOneAndUpdate(
+    { webhookId: webhook._id, messageId, status: { $in: ['delivered', 'failed', 'cancelled'] } },
+    redelivery(now),
+    { returnDocument: 'after' },
+  );
+  if (event) return event;
+  const exists = await collections.outbox.findOne({ webhookId: webhook._id, messageId });
+  if (!exists) throw new DomainError('NOT_FOUND', `No event ${messageId} for this webhook.`);
+  throw new DomainError(
+    'BAD_USER_INPUT',
+    `Event ${messageId} is still pending; its next attempt is due at ${exists.nextAttemptAt.toISOString()}.`,
+  );
+}
+
+/** Sends again every failed event of the webhook created at or after `since`; returns how many. */
+export async function redeliverFailedEvents(
+  collections: Collections,
+  viewer: Viewer,
+  webhookId: string,
+  since: Date,
+  now: Date = new Date(),
+): Promise<number> {
+  const webhook = await findOwnWebhook(collections, viewer, webhookId);
+  requireEnabled(webhook);
+  const { modifiedCount } = await collections.outbox.updateMany(
+    { webhookId: webhook._id, status: 'failed', createdAt: { $gte: since } },
+    redelivery(now),
+  );
+  return modifiedCount;
 }

@@ -9,9 +9,13 @@ const other = keyOf('member: team view');
 const create = `mutation($input: CreateWebhookInput!) { createWebhook(input: $input) {
   secret webhook { id url createdAt includeTranscript includeSummary includeCrmMatches includeActionItems triggeredFor } } }`;
 
+// Destination URLs must resolve to allowed addresses (src/delivery/egress.ts): these tests use a
+// loopback URL and allow-list it. Nothing listens there and no worker runs: they test the queue.
+const hooks = 'http://127.0.0.1:9';
+
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ EGRESS_ALLOW_CIDRS: '127.0.0.1/32', DELIVERY_WORKER: 'false' });
 });
 afterAll(() => t.close());
 
@@ -21,7 +25,7 @@ describe('webhooks', () => {
       create,
       {
         input: {
-          destinationUrl: 'https://hooks.example/a',
+          destinationUrl: `${hooks}/a`,
           triggeredFor: ['MY_RECORDINGS'],
           includeSummary: true,
         },
@@ -33,7 +37,7 @@ describe('webhooks', () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
     expect(webhook).toMatchObject({
-      url: 'https://hooks.example/a',
+      url: `${hooks}/a`,
       includeSummary: true,
       includeTranscript: false,
       triggeredFor: ['MY_RECORDINGS'],
@@ -49,10 +53,12 @@ describe('webhooks', () => {
 
   it('refuses no include flag, no trigger, and a non-http URL with BAD_USER_INPUT', async () => {
     for (const input of [
-      { destinationUrl: 'https://hooks.example/b', triggeredFor: ['MY_RECORDINGS'] },
-      { destinationUrl: 'https://hooks.example/b', triggeredFor: [], includeSummary: true },
+      { destinationUrl: `${hooks}/b`, triggeredFor: ['MY_RECORDINGS'] },
+      { destinationUrl: `${hooks}/b`, triggeredFor: [], includeSummary: true },
       { destinationUrl: 'ftp://hooks.example/b', triggeredFor: ['MY_RECORDINGS'], includeSummary: true },
       { destinationUrl: 'not a url', triggeredFor: ['MY_RECORDINGS'], includeSummary: true },
+      // A host name that does not resolve (no DNS here; .example never resolves) is refused too.
+      { destinationUrl: 'https://hooks.example/b', triggeredFor: ['MY_RECORDINGS'], includeSummary: true },
     ]) {
       const res = await t.graphql(create, { input }, admin);
       expect(res.body.errors?.[0]?.extensions?.code, JSON.stringify(input)).toBe('BAD_USER_INPUT');
@@ -60,12 +66,24 @@ describe('webhooks', () => {
     }
   });
 
+  it('says why a destination is refused', async () => {
+    const input = {
+      destinationUrl: 'https://hooks.example/b',
+      triggeredFor: ['MY_RECORDINGS'],
+      includeSummary: true,
+    };
+    const res = await t.graphql(create, { input }, admin);
+    expect(res.body.errors?.[0]?.message).toBe(
+      'destination_url is refused: the host hooks.example cannot be resolved.',
+    );
+  });
+
   it('deleteWebhook deletes the caller’s own; someone else’s or an unknown id is NOT_FOUND', async () => {
     const made = await t.graphql(
       create,
       {
         input: {
-          destinationUrl: 'https://hooks.example/c',
+          destinationUrl: `${hooks}/c`,
           triggeredFor: ['SHARED_TEAM_RECORDINGS'],
           includeTranscript: true,
         },
@@ -95,20 +113,20 @@ describe('deliveries', () => {
     'mutation($id: Int!, $url: String!) { deliverTranscript(recordingId: $id, destinationUrl: $url) { destinationUrl } }';
 
   it('queues a delivery of a visible recording and answers at once', async () => {
-    const res = await t.graphql(deliver, { id: seen, url: 'https://receiver.example/t' }, other);
+    const res = await t.graphql(deliver, { id: seen, url: `${hooks}/t` }, other);
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.deliverTranscript.destinationUrl).toBe('https://receiver.example/t');
+    expect(res.body.data.deliverTranscript.destinationUrl).toBe(`${hooks}/t`);
     const queued = await t.app.database.collections.outbox.findOne({
       recordingId: seen,
       kind: 'transcript_delivery',
     });
-    expect(queued).toMatchObject({ status: 'pending', destinationUrl: 'https://receiver.example/t' });
+    expect(queued).toMatchObject({ status: 'pending', destinationUrl: `${hooks}/t` });
     expect(queued!.messageId).toMatch(/^msg_/);
   });
 
   it('a recording the caller may not see is NOT_FOUND, exactly like one that does not exist', async () => {
-    const hiddenRes = await t.graphql(deliver, { id: hidden, url: 'https://receiver.example/t' }, other);
-    const missing = await t.graphql(deliver, { id: 987654, url: 'https://receiver.example/t' }, other);
+    const hiddenRes = await t.graphql(deliver, { id: hidden, url: `${hooks}/t` }, other);
+    const missing = await t.graphql(deliver, { id: 987654, url: `${hooks}/t` }, other);
     expect(hiddenRes.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     expect(hiddenRes.body.errors?.[0]?.message).toBe(`No recording with id ${hidden}.`);
     expect(missing.body.errors?.[0]?.message).toBe('No recording with id 987654.');

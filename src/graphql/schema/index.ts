@@ -6,5 +6,7 @@ import './meeting-type.js';
 import './user.js';
 import './webhook.js';
 import './delivery.js';
+import './ingestion.js';
+import './subscription.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

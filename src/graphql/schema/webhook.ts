@@ -1,8 +1,32 @@
-/** Webhook; the `webhooks` query and the `createWebhook` / `deleteWebhook` mutations. */
-import type { TriggeredFor, WebhookDoc } from '../../db/documents.js';
-import { createWebhook, deleteWebhook, listWebhooks } from '../../domain/webhooks.js';
+/**
+ * Webhook with its deliveries and their attempts; the `webhooks` query; the `createWebhook`,
+ * `deleteWebhook`, `rotateWebhookSecret`, `enableWebhook`, `redeliverWebhookEvent` and
+ * `redeliverFailedWebhookEvents` mutations.
+ */
+import DataLoader from 'dataloader';
+import { ObjectId } from 'mongodb';
+import type {
+  AttemptOutcome,
+  DeliveryAttemptDoc,
+  OutboxDoc,
+  OutboxStatus,
+  TriggeredFor,
+  WebhookDoc,
+} from '../../db/documents.js';
+import { deliveryRuntimeOf } from '../../delivery/runtime.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  enableWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  redeliverEvent,
+  redeliverFailedEvents,
+  rotateWebhookSecret,
+} from '../../domain/webhooks.js';
 import { builder } from '../builder.js';
-import { viewerOf } from '../context.js';
+import { connectionOf, forwardOnly } from '../connection.js';
+import { type GraphQLContext, viewerOf } from '../context.js';
 
 const TriggeredForEnum = builder.enumType('TriggeredFor', {
   values: {
@@ -25,6 +49,92 @@ const TriggeredForEnum = builder.enumType('TriggeredFor', {
   } as const satisfies Record<string, { value: TriggeredFor; description: string }>,
 });
 
+const DeliveryStatusEnum = builder.enumType('DeliveryStatus', {
+  values: {
+    PENDING: { value: 'pending', description: 'Waiting for its next attempt (or being attempted).' },
+    DELIVERED: { value: 'delivered', description: 'The receiver answered 2xx.' },
+    FAILED: {
+      value: 'failed',
+      description:
+        'Every retry failed, the receiver answered 410, or the webhook is disabled. Can be redelivered.',
+    },
+    CANCELLED: {
+      value: 'cancelled',
+      description: 'Nothing may be sent any more: the owner may no longer see the recording.',
+    },
+  } as const satisfies Record<string, { value: OutboxStatus; description: string }>,
+});
+
+const AttemptOutcomeEnum = builder.enumType('DeliveryAttemptOutcome', {
+  values: {
+    DELIVERED: { value: 'delivered' },
+    RETRY: { value: 'retry', description: 'Failed; another attempt is scheduled.' },
+    FAILED: { value: 'failed', description: 'Failed, and it was the last attempt.' },
+    GONE: { value: 'gone', description: 'The receiver answered 410: the webhook was disabled.' },
+  } as const satisfies Record<string, { value: AttemptOutcome; description?: string }>,
+});
+
+const DeliveryAttempt = builder.objectRef<DeliveryAttemptDoc>('DeliveryAttempt').implement({
+  description: 'One POST of an event to the webhook URL.',
+  fields: (t) => ({
+    attemptedAt: t.expose('attemptedAt', { type: 'DateTime' }),
+    durationMs: t.exposeInt('durationMs'),
+    responseStatus: t.exposeInt('responseStatus', {
+      nullable: true,
+      description:
+        'The HTTP status the receiver answered; null when none came (timeout, refused connection).',
+    }),
+    error: t.exposeString('error', { nullable: true }),
+    outcome: t.field({ type: AttemptOutcomeEnum, resolve: (a) => a.outcome }),
+  }),
+});
+
+/** The attempts of a page of deliveries in one query per request. */
+const attemptLoaders = new WeakMap<GraphQLContext, DataLoader<string, DeliveryAttemptDoc[]>>();
+function attemptsLoader(context: GraphQLContext): DataLoader<string, DeliveryAttemptDoc[]> {
+  let loader = attemptLoaders.get(context);
+  if (!loader) {
+    loader = new DataLoader(async (ids: readonly string[]) => {
+      const attempts = await context.collections.deliveryAttempts
+        .find({ outboxId: { $in: ids.map((id) => new ObjectId(id)) } })
+        .sort({ attemptedAt: 1, _id: 1 })
+        .toArray();
+      return ids.map((id) => attempts.filter((a) => a.outboxId.toHexString() === id));
+    });
+    attemptLoaders.set(context, loader);
+  }
+  return loader;
+}
+
+const WebhookDelivery = builder.objectRef<OutboxDoc>('WebhookDelivery').implement({
+  description: 'One event sent to a webhook: a meeting whose content became ready.',
+  fields: (t) => ({
+    id: t.id({
+      description: 'The event id, sent as the `webhook-id` header on every attempt.',
+      resolve: (d) => d.messageId,
+    }),
+    recordingId: t.exposeInt('recordingId'),
+    status: t.field({ type: DeliveryStatusEnum, resolve: (d) => d.status }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    attemptCount: t.exposeInt('attempts', {
+      description: 'Attempts since it was queued or last redelivered.',
+    }),
+    nextAttemptAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the next attempt is due; null unless pending.',
+      resolve: (d) => (d.status === 'pending' ? d.nextAttemptAt : null),
+    }),
+    lastError: t.exposeString('lastError', { nullable: true }),
+    finishedAt: t.expose('finishedAt', { type: 'DateTime', nullable: true }),
+    attempts: t.field({
+      type: [DeliveryAttempt],
+      description: 'Every attempt, oldest first (redeliveries included).',
+      resolve: (d, _a, context) => attemptsLoader(context).load(d._id.toHexString()),
+    }),
+  }),
+});
+
 const Webhook = builder.objectRef<WebhookDoc>('Webhook').implement({
   description: 'A URL that receives new meeting content. Its signing secret is shown only by createWebhook.',
   fields: (t) => ({
@@ -36,12 +146,36 @@ const Webhook = builder.objectRef<WebhookDoc>('Webhook').implement({
     includeSummary: t.exposeBoolean('includeSummary'),
     includeActionItems: t.exposeBoolean('includeActionItems'),
     triggeredFor: t.field({ type: [TriggeredForEnum], resolve: (w) => w.triggeredFor }),
+    enabled: t.boolean({ resolve: (w) => !w.disabledAt }),
+    disabledAt: t.field({ type: 'DateTime', nullable: true, resolve: (w) => w.disabledAt ?? null }),
+    disabledReason: t.string({
+      nullable: true,
+      description: 'Why deliveries stopped: a 410 from the receiver, or 5 days of failures.',
+      resolve: (w) => w.disabledReason ?? null,
+    }),
+    previousSecretExpiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'After rotateWebhookSecret: until when the former secret signs too.',
+      resolve: (w) => w.previousSecret?.expiresAt ?? null,
+    }),
+    deliveries: t.connection({
+      type: WebhookDelivery,
+      description: 'Events sent (or to be sent) to this webhook, newest first.',
+      resolve: async (w, args, context) => {
+        forwardOnly(args);
+        return connectionOf(await listWebhookDeliveries(context.collections, w, args));
+      },
+    }),
   }),
 });
 
 const CreateWebhookInput = builder.inputType('CreateWebhookInput', {
   fields: (t) => ({
-    destinationUrl: t.string({ required: true }),
+    destinationUrl: t.string({
+      required: true,
+      description: 'http(s); its host must resolve to public addresses only.',
+    }),
     triggeredFor: t.field({ type: [TriggeredForEnum], required: true }),
     includeTranscript: t.boolean({ required: false, defaultValue: false }),
     includeCrmMatches: t.boolean({ required: false, defaultValue: false }),
@@ -63,6 +197,29 @@ const DeleteWebhookPayload = builder.objectRef<{ deletedId: string }>('DeleteWeb
   fields: (t) => ({ deletedId: t.exposeID('deletedId') }),
 });
 
+const RotateWebhookSecretPayload = builder
+  .objectRef<{ webhook: WebhookDoc; secret: string; previousSecretExpiresAt: Date }>(
+    'RotateWebhookSecretPayload',
+  )
+  .implement({
+    fields: (t) => ({
+      webhook: t.field({ type: Webhook, resolve: (r) => r.webhook }),
+      secret: t.exposeString('secret', { description: 'The new signing secret. Shown this once.' }),
+      previousSecretExpiresAt: t.expose('previousSecretExpiresAt', {
+        type: 'DateTime',
+        description: 'Until then every event is signed with both secrets (two space-separated signatures).',
+      }),
+    }),
+  });
+
+const RedeliverFailedPayload = builder
+  .objectRef<{ count: number }>('RedeliverFailedWebhookEventsPayload')
+  .implement({
+    fields: (t) => ({
+      count: t.exposeInt('count', { description: 'How many failed events were queued again.' }),
+    }),
+  });
+
 builder.queryFields((t) => ({
   webhooks: t.field({
     type: [Webhook],
@@ -76,14 +233,19 @@ builder.mutationFields((t) => ({
     type: CreateWebhookPayload,
     args: { input: t.arg({ type: CreateWebhookInput, required: true }) },
     resolve: (_root, { input }, context) =>
-      createWebhook(context.collections, viewerOf(context), {
-        destinationUrl: input.destinationUrl,
-        triggeredFor: input.triggeredFor,
-        includeTranscript: input.includeTranscript ?? false,
-        includeCrmMatches: input.includeCrmMatches ?? false,
-        includeSummary: input.includeSummary ?? false,
-        includeActionItems: input.includeActionItems ?? false,
-      }),
+      createWebhook(
+        context.collections,
+        viewerOf(context),
+        {
+          destinationUrl: input.destinationUrl,
+          triggeredFor: input.triggeredFor,
+          includeTranscript: input.includeTranscript ?? false,
+          includeCrmMatches: input.includeCrmMatches ?? false,
+          includeSummary: input.includeSummary ?? false,
+          includeActionItems: input.includeActionItems ?? false,
+        },
+        deliveryRuntimeOf(context.collections).egress.destinationCheck,
+      ),
   }),
   deleteWebhook: t.field({
     type: DeleteWebhookPayload,
@@ -92,5 +254,43 @@ builder.mutationFields((t) => ({
       await deleteWebhook(context.collections, viewerOf(context), String(id));
       return { deletedId: String(id) };
     },
+  }),
+  rotateWebhookSecret: t.field({
+    type: RotateWebhookSecretPayload,
+    description:
+      'Issues a new signing secret. For 24 hours events carry two signatures, one per secret, so receivers can switch over.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, context) =>
+      rotateWebhookSecret(context.collections, viewerOf(context), String(id)),
+  }),
+  enableWebhook: t.field({
+    type: Webhook,
+    description: 'Re-enables a disabled webhook. Events that failed meanwhile stay failed: redeliver them.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, context) => enableWebhook(context.collections, viewerOf(context), String(id)),
+  }),
+  redeliverWebhookEvent: t.field({
+    type: WebhookDelivery,
+    description:
+      'Sends a delivered, failed or cancelled event again, with the same id and body, on a fresh retry schedule.',
+    args: {
+      webhookId: t.arg.id({ required: true }),
+      eventId: t.arg.id({ required: true, description: 'The WebhookDelivery id (webhook-id header).' }),
+    },
+    resolve: (_root, args, context) =>
+      redeliverEvent(context.collections, viewerOf(context), String(args.webhookId), String(args.eventId)),
+  }),
+  redeliverFailedWebhookEvents: t.field({
+    type: RedeliverFailedPayload,
+    description: 'Sends again every failed event of the webhook created at or after `since`.',
+    args: { webhookId: t.arg.id({ required: true }), since: t.arg({ type: 'DateTime', required: true }) },
+    resolve: async (_root, args, context) => ({
+      count: await redeliverFailedEvents(
+        context.collections,
+        viewerOf(context),
+        String(args.webhookId),
+        args.since,
+      ),
+    }),
   }),
 }));

@@ -1,0 +1,48 @@
+/**
+ * `npm run worker`: the delivery worker alone, against MONGODB_URI (any number may run at once).
+ * Reads the same variables as the server (DELIVERY_*, EGRESS_ALLOW_CIDRS, LOG_LEVEL,
+ * SHUTDOWN_GRACE_MS). SIGTERM/SIGINT: stop claiming, let attempts in flight finish within the
+ * grace, exit 0. Exit codes: 2 bad configuration, 1 unexpected failure.
+ */
+import { ConfigError, loadConfig } from '../../config.js';
+import { connectDatabase } from '../../db/connection.js';
+import { createLogger } from '../../logger.js';
+import { deliveryWorkerFromConfig } from '../worker.js';
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(2);
+}
+if (!config.MONGODB_URI) {
+  process.stderr.write(
+    'MONGODB_URI is not set: the worker needs the database the server uses, e.g. MONGODB_URI=mongodb://127.0.0.1:27018/?directConnection=true\n',
+  );
+  process.exit(2);
+}
+
+const logger = createLogger(config.LOG_LEVEL);
+const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB);
+const worker = deliveryWorkerFromConfig(database.collections, config, logger);
+worker.start();
+logger.info({ pid: process.pid, concurrency: config.DELIVERY_CONCURRENCY }, 'delivery worker started');
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'delivery worker stopping');
+  try {
+    await worker.stop(config.SHUTDOWN_GRACE_MS);
+    await database.close();
+    process.exit(0);
+  } catch (error) {
+    logger.error({ err: error }, 'error while stopping');
+    process.exit(1);
+  }
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));

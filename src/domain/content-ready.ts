@@ -1,0 +1,139 @@
+/**
+ * Content ready (domain.md): when a meeting is first stored with its summary, every webhook whose
+ * owner may see it and whose `triggered_for` names the meeting's category for that owner gets one
+ * event in the outbox.
+ *
+ * Durable without transactions: `storeRecording` sets `contentReadyAt` and `eventsPending` in one
+ * write, then fans out here with upserts keyed by (webhook, recording) — a partial unique index
+ * makes a second event impossible — and only then clears `eventsPending`. A process that dies in
+ * between leaves the mark behind, and any worker's sweep repeats the fan-out; repeating it creates
+ * nothing twice.
+ */
+import { MongoServerError } from 'mongodb';
+import type { Collections } from '../db/collections.js';
+import type { MeetingDoc, OrganisationDoc, TriggeredFor, UserDoc, WebhookDoc } from '../db/documents.js';
+import { newMessageId, unsentMessage } from './deliveries.js';
+import { isSharedWithAnyTeam } from './sharing.js';
+import type { Viewer } from './viewer.js';
+import { canSee } from './visibility.js';
+
+/** A user as the viewer of rules that depend on who they are (not on how they authenticated). */
+export function viewerFor(user: UserDoc, org: OrganisationDoc): Viewer {
+  return { user, org, via: 'api_key', credentialId: user._id };
+}
+
+/**
+ * The category of `meeting` for the webhook owner (domain.md, "Webhooks"), or null when the owner
+ * may not see it or no category covers it on the owner's plan.
+ */
+export function categoryFor(owner: Viewer, meeting: MeetingDoc): TriggeredFor | null {
+  if (!canSee(owner, meeting)) return null;
+  const teamPlan = owner.org.plan === 'team';
+  if (meeting.recorderId.equals(owner.user._id)) {
+    return teamPlan && isSharedWithAnyTeam(meeting) ? 'my_shared_with_team_recordings' : 'my_recordings';
+  }
+  const sharedWithOwner = meeting.sharedWithEmails.includes(owner.user.email);
+  // Individual plans have no team categories: another user's meeting counts when shared individually.
+  if (!teamPlan) return sharedWithOwner ? 'shared_external_recordings' : null;
+  if (meeting.orgId.equals(owner.org._id)) return 'shared_team_recordings';
+  // Recorded in another organisation: only an individual share lets the owner see it.
+  return 'shared_external_recordings';
+}
+
+export function isDuplicateKey(error: unknown): boolean {
+  return error instanceof MongoServerError && error.code === 11000;
+}
+
+/** Queues the event of `webhook` for `meeting` unless it exists; true when this call created it. */
+async function queueEvent(
+  collections: Collections,
+  webhook: WebhookDoc,
+  meeting: MeetingDoc,
+  now: Date,
+): Promise<boolean> {
+  try {
+    const result = await collections.outbox.updateOne(
+      { kind: 'webhook_event', webhookId: webhook._id, recordingId: meeting.recordingId },
+      {
+        $setOnInsert: {
+          messageId: newMessageId(),
+          requestedBy: webhook.ownerId,
+          destinationUrl: webhook.url,
+          ...unsentMessage(now),
+        },
+      },
+      { upsert: true },
+    );
+    return result.upsertedCount === 1;
+  } catch (error) {
+    // Two processes fanning out the same meeting at once: the other one inserted it.
+    if (isDuplicateKey(error)) return false;
+    throw error;
+  }
+}
+
+/** The webhooks whose owners might see the meeting: its recorder's, its individual shares', its organisation's. */
+async function candidateWebhooks(collections: Collections, meeting: MeetingDoc): Promise<WebhookDoc[]> {
+  const owners: object[] = [{ ownerId: meeting.recorderId }];
+  if (meeting.sharedWithEmails.length > 0) owners.push({ ownerEmail: { $in: meeting.sharedWithEmails } });
+  if (isSharedWithAnyTeam(meeting)) owners.push({ ownerOrgId: meeting.orgId });
+  return collections.webhooks.find({ $or: owners, disabledAt: null }).toArray();
+}
+
+/**
+ * Creates the outbox events of a ready meeting (idempotently) and clears its `eventsPending` mark.
+ * Returns how many events this call created.
+ */
+export async function fanOutContentReady(
+  collections: Collections,
+  meeting: MeetingDoc,
+  now: Date,
+): Promise<number> {
+  let created = 0;
+  if (meeting.contentReadyAt) {
+    const webhooks = await candidateWebhooks(collections, meeting);
+    if (webhooks.length > 0) {
+      const owners = await collections.users
+        .find({ _id: { $in: [...new Set(webhooks.map((w) => w.ownerId))] }, status: 'active' })
+        .toArray();
+      const orgs = await collections.organisations
+        .find({ _id: { $in: [...new Set(owners.map((u) => u.orgId))] } })
+        .toArray();
+      const viewers = new Map<string, Viewer>();
+      for (const user of owners) {
+        const org = orgs.find((o) => o._id.equals(user.orgId));
+        if (org) viewers.set(user._id.toHexString(), viewerFor(user, org));
+      }
+      const matching = webhooks.filter((webhook) => {
+        const owner = viewers.get(webhook.ownerId.toHexString());
+        const category = owner ? categoryFor(owner, meeting) : null;
+        return category !== null && webhook.triggeredFor.includes(category);
+      });
+      const results = await Promise.all(matching.map((w) => queueEvent(collections, w, meeting, now)));
+      created = results.filter(Boolean).length;
+    }
+  }
+  await collections.meetings.updateOne(
+    { recordingId: meeting.recordingId, eventsPending: true },
+    { $set: { eventsPending: false } },
+  );
+  return created;
+}
+
+/**
+ * Repeats the fan-out of meetings left with `eventsPending` for longer than `graceMs` (the process
+ * that stored them died, or its fan-out failed). Returns how many meetings it finished.
+ */
+export async function finishPendingFanOuts(
+  collections: Collections,
+  now: Date,
+  graceMs: number,
+  limit = 100,
+): Promise<number> {
+  const pending = await collections.meetings
+    .find({ eventsPending: true, contentReadyAt: { $lte: new Date(now.getTime() - graceMs) } })
+    .limit(limit)
+    .toArray();
+  for (const meeting of pending) await fanOutContentReady(collections, meeting, now);
+  return pending.length;
+}

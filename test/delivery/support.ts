@@ -1,0 +1,223 @@
+/**
+ * Delivery test support: real receivers (node:http on 127.0.0.1), a fake clock, the ingestion
+ * service token, recordings in the seed meeting format, and webhooks made through GraphQL.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { demoPersonas } from '../../seeds/index.js';
+import { createLogger } from '../../src/logger.js';
+import { keyOf, type TestApp } from '../support/app.js';
+
+export const silentLogger = createLogger('silent');
+
+export const SERVICE_TOKEN = 'svc_ingest_test_token_0123456789';
+export const SERVICE_TOKEN_SHA256 = createHash('sha256').update(SERVICE_TOKEN).digest('hex');
+
+export const emailOf = (label: string) => demoPersonas.find((p) => p.label === label)!.email;
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** Real time of arrival (ms). */
+  at: number;
+}
+
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  /** Hold the answer this long (ms). */
+  delayMs?: number;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** What a path answers (default 200). */
+  respond(path: string, reply: Reply | ((r: Received) => Reply)): void;
+  at(path: string): Received[];
+  /** Resolves when `path` (or any path) has received `count` requests. */
+  waitFor(count: number, path?: string, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: Received[] = [];
+  const replies = new Map<string, Reply | ((r: Received) => Reply)>();
+  const waiters = new Set<() => void>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const request: Received = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
+      received.push(request);
+      for (const w of waiters) w();
+      const configured = replies.get(request.path) ?? { status: 200 };
+      const reply = typeof configured === 'function' ? configured(request) : configured;
+      const answer = () => {
+        if (res.destroyed) return;
+        res.writeHead(reply.status, reply.headers ?? {});
+        res.end('ok');
+      };
+      if (reply.delayMs) setTimeout(answer, reply.delayMs).unref();
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const at = (path: string) => received.filter((r) => r.path === path);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    respond: (path, reply) => void replies.set(path, reply),
+    at,
+    waitFor(count, path, timeoutMs = 20_000) {
+      const seen = () => (path ? at(path) : received);
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (seen().length >= count) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve(seen());
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`waited for ${count} request(s) at ${path ?? 'any path'}, got ${seen().length}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface FakeClock {
+  now(): Date;
+  advance(ms: number): void;
+  set(date: Date): void;
+}
+
+export function fakeClock(start = Date.now()): FakeClock {
+  let t = start;
+  return {
+    now: () => new Date(t),
+    advance: (ms) => {
+      t += ms;
+    },
+    set: (date) => {
+      t = date.getTime();
+    },
+  };
+}
+
+let nextRecordingId = 910_000 + (process.pid % 1000) * 100;
+
+/** A recording in the seed meeting format, with every kind of content; `overrides` win. */
+export function recordingJson(
+  recordedBy: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> & { recording_id: number } {
+  const id = nextRecordingId++;
+  const start = Date.parse('2026-10-02T10:00:00Z') + (id % 1000) * 3600_000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    recording_id: id,
+    recorded_by: recordedBy,
+    title: `Delivery test ${id}`,
+    meeting_title: `Delivery test ${id}`,
+    meeting_type: null,
+    url: `https://meetings.example/calls/${id}`,
+    share_url: `https://meetings.example/share/${id}`,
+    created_at: iso(start + 3_600_000),
+    scheduled_start_time: iso(start),
+    scheduled_end_time: iso(start + 1_800_000),
+    recording_start_time: iso(start + 60_000),
+    recording_end_time: iso(start + 1_700_000),
+    transcript_language: 'en',
+    meeting_url: 'https://meet.example/abc-defg-hij',
+    calendar_invitees: [
+      { name: 'Recorder', email: recordedBy },
+      { name: 'Ravi Shah', email: 'ravi.shah@hooli.test' },
+      { name: 'Priya Raman', email: 'priya.raman@initech.test' },
+    ],
+    sharing: { users: [], teams: [], all_teams: false },
+    transcript: [
+      {
+        speaker: { display_name: 'Ravi', matched_calendar_invitee_email: 'ravi.shah@hooli.test' },
+        text: 'Shall we start?',
+        timestamp: '00:00:05',
+      },
+    ],
+    default_summary: { template_name: 'General', markdown_formatted: `## Summary of ${id}` },
+    action_items: [
+      {
+        description: 'Send the proposal',
+        user_generated: false,
+        completed: false,
+        recording_timestamp: '00:10:00',
+        assignee: { name: 'Recorder', email: recordedBy, team: null },
+      },
+    ],
+    highlights: [
+      { type: 'Objection', summary: 'Price', start_time: 60, end_time: 90, text: 'Too expensive' },
+    ],
+    ...overrides,
+  } as Record<string, unknown> & { recording_id: number };
+}
+
+const ingestMutation = `mutation($r: String!) { ingestRecording(recording: $r) {
+  recordingId contentReady becameReady eventsQueued } }`;
+
+/** Ingests through the GraphQL mutation with the service token. */
+export async function ingest(t: TestApp, recording: object) {
+  const res = await t.graphql(ingestMutation, { r: JSON.stringify(recording) }, `Bearer ${SERVICE_TOKEN}`);
+  if (res.body.errors) throw new Error(`ingestRecording failed: ${JSON.stringify(res.body.errors)}`);
+  return res.body.data.ingestRecording as {
+    recordingId: number;
+    contentReady: boolean;
+    becameReady: boolean;
+    eventsQueued: number;
+  };
+}
+
+export interface WebhookOptions {
+  triggeredFor: string[];
+  includeTranscript?: boolean;
+  includeSummary?: boolean;
+  includeActionItems?: boolean;
+  includeCrmMatches?: boolean;
+}
+
+/** Creates a webhook as the persona; returns its id and secret. */
+export async function createWebhook(t: TestApp, persona: string, url: string, options: WebhookOptions) {
+  const res = await t.graphql(
+    `mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { secret webhook { id } } }`,
+    {
+      input: {
+        destinationUrl: url,
+        includeSummary: !(
+          options.includeTranscript ||
+          options.includeActionItems ||
+          options.includeCrmMatches
+        ),
+        ...options,
+      },
+    },
+    keyOf(persona),
+  );
+  if (res.body.errors) throw new Error(`createWebhook failed: ${JSON.stringify(res.body.errors)}`);
+  const { secret, webhook } = res.body.data.createWebhook;
+  return { id: webhook.id as string, secret: secret as string };
+}
