@@ -1,0 +1,458 @@
+/**
+ * The *direct* baseline: what the four measured endpoints cost without GraphQL. A minimal
+ * node:http handler that sends the same driver queries as the service (authentication, the rate
+ * limit counter, the page, one query per kind of content for the whole page, the CRM connection
+ * and records), through the same domain functions, and builds the same JSON by hand.
+ *
+ * It serves only what the benchmark asks: GET /external/v1/meetings (limit and include_* flags),
+ * GET /external/v1/recordings/{id}/transcript, and POST /graphql with the benchmark's query.
+ * The orchestrator checks one response per scenario against the service's before measuring.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ObjectId } from 'mongodb';
+import type { Collections } from '../src/db/collections.js';
+import type {
+  ActionItemsDoc,
+  HighlightsDoc,
+  MeetingDoc,
+  MeetingTypeDoc,
+  SummaryDoc,
+  TeamDoc,
+  TranscriptDoc,
+  UserDoc,
+} from '../src/db/documents.js';
+import { contentByRecording } from '../src/domain/content.js';
+import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../src/domain/crm.js';
+import { DomainError } from '../src/domain/errors.js';
+import { findMeeting, listMeetings } from '../src/domain/meetings.js';
+import { type Bucket, countRequest, type RateLimitPolicy } from '../src/domain/rate-limits.js';
+import { sharedWithOf } from '../src/domain/sharing.js';
+import { authenticate, presentedCredential, type Viewer } from '../src/domain/viewer.js';
+
+export interface Includes {
+  transcript: boolean;
+  summary: boolean;
+  actionItems: boolean;
+  highlights: boolean;
+  crmMatches: boolean;
+}
+
+export const noIncludes: Includes = {
+  transcript: false,
+  summary: false,
+  actionItems: false,
+  highlights: false,
+  crmMatches: false,
+};
+export const allIncludes: Includes = {
+  transcript: true,
+  summary: true,
+  actionItems: true,
+  highlights: true,
+  crmMatches: true,
+};
+
+/** Everything a page of meetings shows beyond the meeting documents, fetched once for the page. */
+interface PageData {
+  meetings: MeetingDoc[];
+  users: Map<string, UserDoc>;
+  teams: Map<string, TeamDoc>;
+  types: Map<string, MeetingTypeDoc>;
+  transcripts: (TranscriptDoc | null)[];
+  summaries: (SummaryDoc | null)[];
+  actionItems: (ActionItemsDoc | null)[];
+  highlights: (HighlightsDoc | null)[];
+  crm: CrmMatches[];
+}
+
+const hex = (id: ObjectId) => id.toHexString();
+
+async function byIds<T extends { _id: ObjectId }>(
+  find: (ids: ObjectId[]) => Promise<T[]>,
+  ids: (ObjectId | null)[],
+): Promise<Map<string, T>> {
+  const unique = new Map<string, ObjectId>();
+  for (const id of ids) if (id) unique.set(hex(id), id);
+  if (unique.size === 0) return new Map();
+  const docs = await find([...unique.values()]);
+  return new Map(docs.map((d) => [hex(d._id), d]));
+}
+
+async function pageData(
+  collections: Collections,
+  viewer: Viewer,
+  meetings: MeetingDoc[],
+  include: Includes,
+): Promise<PageData> {
+  const ids = meetings.map((m) => m.recordingId);
+  const none = <T>(): Promise<(T | null)[]> => Promise.resolve(ids.map(() => null));
+  const [users, teams, types, transcripts, summaries, actionItems, highlights, crm] = await Promise.all([
+    byIds(
+      (list) => collections.users.find({ _id: { $in: list } }).toArray(),
+      meetings.map((m) => m.recorderId),
+    ),
+    byIds(
+      (list) => collections.teams.find({ _id: { $in: list } }).toArray(),
+      meetings.map((m) => m.teamId),
+    ),
+    byIds(
+      (list) => collections.meetingTypes.find({ _id: { $in: list } }).toArray(),
+      meetings.map((m) => m.meetingTypeId),
+    ),
+    include.transcript && ids.length ? contentByRecording(collections.transcripts, ids) : none<TranscriptDoc>(),
+    include.summary && ids.length ? contentByRecording(collections.summaries, ids) : none<SummaryDoc>(),
+    include.actionItems && ids.length
+      ? contentByRecording(collections.actionItems, ids)
+      : none<ActionItemsDoc>(),
+    include.highlights && ids.length ? contentByRecording(collections.highlights, ids) : none<HighlightsDoc>(),
+    include.crmMatches && ids.length
+      ? crmConnectionOf(collections, viewer.user).then((c) => crmMatchesFor(collections, c, meetings))
+      : Promise.resolve([]),
+  ]);
+  return { meetings, users, teams, types, transcripts, summaries, actionItems, highlights, crm };
+}
+
+function seconds(hhmmss: string): number {
+  return hhmmss.split(':').reduce((total, part) => total * 60 + Number(part), 0);
+}
+
+function playbackUrl(meetingUrl: string, timestamp: string): string {
+  const url = new URL(meetingUrl);
+  url.searchParams.set('timestamp', String(seconds(timestamp)));
+  return url.toString();
+}
+
+function matchedSpeaker(transcript: TranscriptDoc | null, email: string | null): string | null {
+  if (!email) return null;
+  return transcript?.entries.find((e) => e.speaker.matchedCalendarInviteeEmail === email)?.speaker.displayName ?? null;
+}
+
+// ---------------------------------------------------------------- REST shape (snake_case)
+
+function restMeeting(data: PageData, i: number, include: Includes) {
+  const m = data.meetings[i]!;
+  const recorder = data.users.get(hex(m.recorderId));
+  const transcript = data.transcripts[i] ?? null;
+  const email = recorder?.email ?? '';
+  const crm = data.crm[i];
+  return {
+    title: m.title,
+    meeting_title: m.meetingTitle,
+    meeting_type: m.meetingTypeId ? (data.types.get(hex(m.meetingTypeId))?.name ?? null) : null,
+    recording_id: m.recordingId,
+    url: m.url,
+    share_url: m.shareUrl,
+    created_at: m.createdAt.toISOString(),
+    scheduled_start_time: m.scheduledStartTime.toISOString(),
+    scheduled_end_time: m.scheduledEndTime.toISOString(),
+    recording_start_time: m.recordingStartTime.toISOString(),
+    recording_end_time: m.recordingEndTime.toISOString(),
+    calendar_invitees_domains_type: m.domainsType,
+    shared_with: sharedWithOf(m),
+    transcript_language: m.transcriptLanguage,
+    calendar_invitees: m.calendarInvitees.map((invitee) => ({
+      name: invitee.name,
+      email: invitee.email,
+      email_domain: invitee.emailDomain,
+      is_external: invitee.isExternal,
+      ...(include.transcript ? { matched_speaker_display_name: matchedSpeaker(transcript, invitee.email) } : {}),
+    })),
+    recorded_by: {
+      name: recorder?.name ?? email,
+      email,
+      email_domain: email.split('@')[1] ?? '',
+      team: m.teamId ? (data.teams.get(hex(m.teamId))?.name ?? null) : null,
+    },
+    meeting_url: m.meetingUrl,
+    ...(include.transcript
+      ? {
+          transcript:
+            transcript?.entries.map((e) => ({
+              speaker: {
+                display_name: e.speaker.displayName,
+                matched_calendar_invitee_email: e.speaker.matchedCalendarInviteeEmail,
+              },
+              text: e.text,
+              timestamp: e.timestamp,
+            })) ?? null,
+        }
+      : {}),
+    ...(include.summary
+      ? {
+          default_summary: data.summaries[i]
+            ? {
+                template_name: data.summaries[i].templateName,
+                markdown_formatted: data.summaries[i].markdownFormatted,
+              }
+            : null,
+        }
+      : {}),
+    ...(include.actionItems
+      ? {
+          action_items: (data.actionItems[i]?.items ?? []).map((a) => ({
+            description: a.description,
+            user_generated: a.userGenerated,
+            completed: a.completed,
+            recording_timestamp: a.recordingTimestamp,
+            recording_playback_url: playbackUrl(m.url, a.recordingTimestamp),
+            assignee: { name: a.assignee.name, email: a.assignee.email, team: a.assignee.team },
+          })),
+        }
+      : {}),
+    ...(include.highlights
+      ? {
+          highlights: (data.highlights[i]?.items ?? []).map((h) => ({
+            type: h.type,
+            summary: h.summary,
+            start_time: h.startTime,
+            end_time: h.endTime,
+            ...(h.text !== h.summary ? { text: h.text } : {}),
+          })),
+        }
+      : {}),
+    ...(include.crmMatches && crm
+      ? {
+          crm_matches: {
+            contacts: crm.contacts.map((c) => ({ name: c.name, email: c.email, record_url: c.recordUrl })),
+            companies: crm.companies.map((c) => ({ name: c.name, record_url: c.recordUrl })),
+            deals: crm.deals.map((d) => ({ name: d.name, amount: d.amount, record_url: d.recordUrl })),
+            error: crm.error,
+          },
+        }
+      : {}),
+  };
+}
+
+// ---------------------------------------------------------------- GraphQL shape (the bench query)
+
+/** The benchmark's GraphQL query: the fields of REST /meetings with every include, as a client writes it. */
+export const benchGraphQLQuery = /* GraphQL */ `query BenchMeetings($first: Int!) {
+  meetings(first: $first) {
+    edges {
+      node {
+        title meetingTitle meetingType recordingId url shareUrl createdAt scheduledStartTime scheduledEndTime
+        recordingStartTime recordingEndTime calendarInviteesDomainsType sharedWith transcriptLanguage meetingUrl
+        calendarInvitees { name email emailDomain isExternal matchedSpeakerDisplayName }
+        recordedBy { name email emailDomain team }
+        transcript { speaker { displayName matchedCalendarInviteeEmail } text timestamp }
+        defaultSummary { templateName markdownFormatted }
+        actionItems { description userGenerated completed recordingTimestamp recordingPlaybackUrl assignee { name email team } }
+        highlights { type summary startTime endTime text }
+        crmMatches { contacts { name email recordUrl } companies { name recordUrl } deals { name amount recordUrl } error }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+function graphqlMeeting(data: PageData, i: number) {
+  const m = data.meetings[i]!;
+  const recorder = data.users.get(hex(m.recorderId));
+  const transcript = data.transcripts[i] ?? null;
+  const summary = data.summaries[i];
+  const crm = data.crm[i]!;
+  return {
+    title: m.title,
+    meetingTitle: m.meetingTitle,
+    meetingType: m.meetingTypeId ? (data.types.get(hex(m.meetingTypeId))?.name ?? null) : null,
+    recordingId: m.recordingId,
+    url: m.url,
+    shareUrl: m.shareUrl,
+    createdAt: m.createdAt.toISOString(),
+    scheduledStartTime: m.scheduledStartTime.toISOString(),
+    scheduledEndTime: m.scheduledEndTime.toISOString(),
+    recordingStartTime: m.recordingStartTime.toISOString(),
+    recordingEndTime: m.recordingEndTime.toISOString(),
+    calendarInviteesDomainsType: m.domainsType.toUpperCase(),
+    sharedWith: sharedWithOf(m).toUpperCase(),
+    transcriptLanguage: m.transcriptLanguage,
+    meetingUrl: m.meetingUrl,
+    calendarInvitees: m.calendarInvitees.map((invitee) => ({
+      name: invitee.name,
+      email: invitee.email,
+      emailDomain: invitee.emailDomain,
+      isExternal: invitee.isExternal,
+      matchedSpeakerDisplayName: matchedSpeaker(transcript, invitee.email),
+    })),
+    recordedBy: {
+      name: recorder?.name ?? null,
+      email: recorder?.email ?? '',
+      emailDomain: recorder?.email.split('@')[1] ?? '',
+      team: m.teamId ? (data.teams.get(hex(m.teamId))?.name ?? null) : null,
+    },
+    transcript:
+      transcript?.entries.map((e) => ({
+        speaker: {
+          displayName: e.speaker.displayName,
+          matchedCalendarInviteeEmail: e.speaker.matchedCalendarInviteeEmail,
+        },
+        text: e.text,
+        timestamp: e.timestamp,
+      })) ?? null,
+    defaultSummary: summary
+      ? { templateName: summary.templateName, markdownFormatted: summary.markdownFormatted }
+      : null,
+    actionItems: (data.actionItems[i]?.items ?? []).map((a) => ({
+      description: a.description,
+      userGenerated: a.userGenerated,
+      completed: a.completed,
+      recordingTimestamp: a.recordingTimestamp,
+      recordingPlaybackUrl: playbackUrl(m.url, a.recordingTimestamp),
+      assignee: { name: a.assignee.name, email: a.assignee.email, team: a.assignee.team },
+    })),
+    highlights: (data.highlights[i]?.items ?? []).map((h) => ({
+      type: h.type,
+      summary: h.summary,
+      startTime: h.startTime,
+      endTime: h.endTime,
+      text: h.text === h.summary ? null : h.text,
+    })),
+    crmMatches: {
+      contacts: crm.contacts.map((c) => ({ name: c.name, email: c.email, recordUrl: c.recordUrl })),
+      companies: crm.companies.map((c) => ({ name: c.name, recordUrl: c.recordUrl })),
+      deals: crm.deals.map((d) => ({ name: d.name, amount: d.amount, recordUrl: d.recordUrl })),
+      error: crm.error,
+    },
+  };
+}
+
+// ---------------------------------------------------------------- the handler
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+    ...headers,
+  });
+  res.end(payload);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const flag = (params: URLSearchParams, name: string) => params.get(name) === 'true';
+
+export function directHandler(collections: Collections, policy: RateLimitPolicy) {
+  async function viewerOf(req: IncomingMessage): Promise<Viewer> {
+    const presented = presentedCredential({
+      get: (name) => {
+        const value = req.headers[name];
+        return typeof value === 'string' ? value : null;
+      },
+    });
+    if (!presented) throw new HttpError(401, 'Send an API key.');
+    return authenticate(collections, presented);
+  }
+
+  async function limited(viewer: Viewer, bucket: Bucket): Promise<Record<string, string>> {
+    const state = await countRequest(collections, policy, viewer.credentialId, bucket);
+    const headers = {
+      'ratelimit-limit': String(state.limit),
+      'ratelimit-remaining': String(state.remaining),
+      'ratelimit-reset': String(state.resetSeconds),
+    };
+    if (!state.allowed) throw new HttpError(429, 'Too many requests.');
+    return headers;
+  }
+
+  async function page(viewer: Viewer, first: number, include: Includes) {
+    const found = await listMeetings(collections, viewer, {}, { first, after: null });
+    const data = await pageData(collections, viewer, found.items, include);
+    return { found, data };
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', 'http://direct');
+      if (req.method === 'GET' && url.pathname === '/healthz') return send(res, 200, { status: 'ok' });
+      if (req.method === 'GET' && url.pathname === '/external/v1/meetings') {
+        const q = url.searchParams;
+        const include: Includes = {
+          transcript: flag(q, 'include_transcript'),
+          summary: flag(q, 'include_summary'),
+          actionItems: flag(q, 'include_action_items'),
+          highlights: flag(q, 'include_highlights'),
+          crmMatches: flag(q, 'include_crm_matches'),
+        };
+        const limit = Number(q.get('limit') ?? 10);
+        const viewer = await viewerOf(req);
+        const headers = await limited(viewer, include.transcript || include.summary ? 'heavy' : 'general');
+        const { found, data } = await page(viewer, limit, include);
+        return send(
+          res,
+          200,
+          {
+            limit,
+            next_cursor: found.hasNextPage ? (found.cursors.at(-1) ?? null) : null,
+            items: data.meetings.map((_, i) => restMeeting(data, i, include)),
+          },
+          headers,
+        );
+      }
+      const transcriptPath = /^\/external\/v1\/recordings\/(\d+)\/transcript$/.exec(url.pathname);
+      if (req.method === 'GET' && transcriptPath) {
+        const recordingId = Number(transcriptPath[1]);
+        const viewer = await viewerOf(req);
+        const headers = await limited(viewer, 'heavy');
+        const meeting = await findMeeting(collections, viewer, recordingId);
+        if (!meeting) return send(res, 404, { error: `No recording with id ${recordingId}.` }, headers);
+        const [transcript] = await contentByRecording(collections.transcripts, [recordingId]);
+        return send(
+          res,
+          200,
+          {
+            transcript: (transcript?.entries ?? []).map((e) => ({
+              speaker: {
+                display_name: e.speaker.displayName,
+                matched_calendar_invitee_email: e.speaker.matchedCalendarInviteeEmail,
+              },
+              text: e.text,
+              timestamp: e.timestamp,
+            })),
+          },
+          headers,
+        );
+      }
+      if (req.method === 'POST' && url.pathname === '/graphql') {
+        const body = JSON.parse(await readBody(req)) as { variables?: { first?: number } };
+        const viewer = await viewerOf(req);
+        const headers = await limited(viewer, 'heavy');
+        const { found, data } = await page(viewer, body.variables?.first ?? 10, allIncludes);
+        return send(
+          res,
+          200,
+          {
+            data: {
+              meetings: {
+                edges: data.meetings.map((_, i) => ({ node: graphqlMeeting(data, i) })),
+                pageInfo: { hasNextPage: found.hasNextPage, endCursor: found.cursors.at(-1) ?? null },
+              },
+            },
+          },
+          headers,
+        );
+      }
+      return send(res, 404, { error: 'not served by the direct baseline' });
+    } catch (error) {
+      if (error instanceof HttpError) return send(res, error.status, { error: error.message });
+      if (error instanceof DomainError) return send(res, error.status, { error: error.message });
+      send(res, 500, { error: error instanceof Error ? error.message : String(error) });
+    }
+  };
+}

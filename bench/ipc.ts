@@ -1,0 +1,209 @@
+/**
+ * The orchestrator and its child processes (engine, service, baselines, ceiling) talk over the
+ * Node IPC channel: a child announces itself with `ready`, answers `stats` (its MongoDB command
+ * count and memory) and stops on `stop`. Nothing of this goes over the HTTP ports being measured.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export interface Stats {
+  /** MongoDB commands the process's driver has started so far (command monitoring). */
+  commands: number;
+  /** The same, by command name (find, getMore, update...). */
+  commandsByName: Record<string, number>;
+  /** Commands of every client in the process (the delivery worker has its own connection). */
+  allCommands: number;
+  rss: number;
+  heapUsed: number;
+  /** CPU time used so far (user + system), ms. */
+  cpuMs: number;
+}
+
+export type ChildMessage =
+  | { type: 'ready'; info: Record<string, unknown> }
+  | { type: 'stats'; id: number; stats: Stats }
+  | { type: 'reply'; id: number; value: unknown }
+  | { type: 'error'; message: string };
+
+export type ParentMessage =
+  | { type: 'stats'; id: number }
+  | { type: 'call'; id: number; name: string; args: unknown }
+  | { type: 'stop' };
+
+/** A child process running one of the bench/*.ts entries, with request/answer over IPC. */
+export class Child {
+  private nextId = 1;
+  private readonly waiting = new Map<number, (message: ChildMessage) => void>();
+  readonly ready: Promise<Record<string, unknown>>;
+  readonly exited: Promise<number | null>;
+
+  private constructor(
+    readonly name: string,
+    readonly process: ChildProcess,
+  ) {
+    this.ready = new Promise((resolve, reject) => {
+      process.on('message', (message: ChildMessage) => {
+        if (message.type === 'ready') resolve(message.info);
+        else if (message.type === 'error') reject(new Error(`${name}: ${message.message}`));
+        else this.waiting.get(message.id)?.(message);
+      });
+      process.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready`)));
+    });
+    this.exited = new Promise((resolve) => process.once('exit', (code) => resolve(code)));
+  }
+
+  /** Starts `entry` (a file of bench/ or scripts/, relative to the repository) under tsx. */
+  static start(
+    name: string,
+    entry: string,
+    env: Record<string, string>,
+    options: { maxOldSpaceMb?: number; quiet?: boolean; nodeArgs?: string[] } = {},
+  ): Child {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const args = [...(options.nodeArgs ?? []), '--import', 'tsx'];
+    if (options.maxOldSpaceMb) args.unshift(`--max-old-space-size=${options.maxOldSpaceMb}`);
+    const child = spawn(process.execPath, [...args, entry], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'],
+    });
+    return new Child(name, child);
+  }
+
+  get pid(): number {
+    return this.process.pid!;
+  }
+
+  private ask(message: ParentMessage & { id: number }): Promise<ChildMessage> {
+    return new Promise((resolve) => {
+      this.waiting.set(message.id, (answer) => {
+        this.waiting.delete(message.id);
+        resolve(answer);
+      });
+      this.process.send(message);
+    });
+  }
+
+  async stats(): Promise<Stats> {
+    const answer = await this.ask({ type: 'stats', id: this.nextId++ });
+    if (answer.type !== 'stats') throw new Error(`${this.name}: unexpected answer ${answer.type}`);
+    return answer.stats;
+  }
+
+  async call<T>(name: string, args: unknown): Promise<T> {
+    const answer = await this.ask({ type: 'call', id: this.nextId++, name, args });
+    if (answer.type !== 'reply') throw new Error(`${this.name}: unexpected answer ${answer.type}`);
+    return answer.value as T;
+  }
+
+  /** Asks it to stop, and kills it if it has not within `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
+    if (this.process.connected) this.process.send({ type: 'stop' } satisfies ParentMessage);
+    const timer = setTimeout(() => this.process.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  /** Resident set size now, from /proc (Linux); the process is not disturbed. */
+  rss(): number | null {
+    return rssOf(this.pid);
+  }
+}
+
+export function rssOf(pid: number): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples the RSS of `pids` every `everyMs` until stopped; returns the peak of each. */
+export function sampleRss(pids: number[], everyMs = 100): () => number[] {
+  const peaks = pids.map((pid) => rssOf(pid) ?? 0);
+  const timer = setInterval(() => {
+    pids.forEach((pid, i) => {
+      peaks[i] = Math.max(peaks[i]!, rssOf(pid) ?? 0);
+    });
+  }, everyMs);
+  return () => {
+    clearInterval(timer);
+    pids.forEach((pid, i) => {
+      peaks[i] = Math.max(peaks[i]!, rssOf(pid) ?? 0);
+    });
+    return peaks;
+  };
+}
+
+/** Counts the commands of a database's client, in total and by name. */
+export function commandCounter(database: {
+  onCommand(listener: (event: { commandName: string }) => void): unknown;
+}) {
+  let total = 0;
+  const byName: Record<string, number> = {};
+  database.onCommand((event) => {
+    total++;
+    byName[event.commandName] = (byName[event.commandName] ?? 0) + 1;
+  });
+  return { commands: () => total, commandsByName: () => byName };
+}
+
+/** The child side: announce readiness, answer stats and calls, stop on request or when the parent goes. */
+export function serveParent(options: {
+  info: Record<string, unknown>;
+  commands?: () => number;
+  commandsByName?: () => Record<string, number>;
+  allCommands?: () => number;
+  calls?: Record<string, (args: any) => unknown>;
+  stop: () => Promise<void>;
+}): void {
+  const send = (message: ChildMessage) => process.send?.(message);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await options.stop();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('message', async (message: ParentMessage) => {
+    if (message.type === 'stop') return stop();
+    if (message.type === 'stats') {
+      const memory = process.memoryUsage();
+      const cpu = process.cpuUsage();
+      send({
+        type: 'stats',
+        id: message.id,
+        stats: {
+          commands: options.commands?.() ?? 0,
+          commandsByName: { ...options.commandsByName?.() },
+          allCommands: options.allCommands?.() ?? options.commands?.() ?? 0,
+          rss: memory.rss,
+          heapUsed: memory.heapUsed,
+          cpuMs: (cpu.user + cpu.system) / 1000,
+        },
+      });
+      return;
+    }
+    const call = options.calls?.[message.name];
+    const value = call ? await call(message.args) : undefined;
+    send({ type: 'reply', id: message.id, value });
+  });
+  // The orchestrator died: do not linger.
+  process.on('disconnect', () => void stop());
+  send({ type: 'ready', info: options.info });
+}
+
+/** Reports a start-up failure to the parent and exits. */
+export function failToParent(error: unknown): never {
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.send?.({ type: 'error', message } satisfies ChildMessage);
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}

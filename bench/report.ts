@@ -1,0 +1,213 @@
+/** The report: the table people read, the targets, the JSON file, and the comparison of two files. */
+import { readFileSync } from 'node:fs';
+import type { FanoutResult } from './fanout.js';
+
+export type Target = 'service' | 'direct' | 'ceiling';
+
+export interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  /** Exact, from sequential probe requests (null for the ceiling: no database). */
+  commandsPerRequest: number | null;
+  commandsByName: Record<string, number> | null;
+  /** CPU time per request of the serving process and of the engine, ms (process.cpuUsage deltas). */
+  serverCpuMs: number;
+  engineCpuMs: number;
+  /** The machine's 1-minute load average when the measurement ended. */
+  loadAverage: number;
+  peakRssMb: number;
+  status: { '2xx': number; '3xx': number; '4xx': number; '5xx': number };
+  errors: number;
+  timeouts: number;
+}
+
+export interface ScenarioReport {
+  id: string;
+  name: string;
+  request: { method: string; path: string };
+  responseBytes: number;
+  /** How the direct baseline's response compares with the service's. */
+  equality: string;
+  results: Partial<Record<Target, Measurement>>;
+}
+
+export interface TargetCheck {
+  name: string;
+  status: 'PASS' | 'FAIL' | 'SKIPPED';
+  detail: string;
+}
+
+export interface BenchReport {
+  version: 1;
+  startedAt: string;
+  seconds: number;
+  machine: {
+    node: string;
+    cpus: number;
+    cpuModel: string;
+    totalMemGb: number;
+    platform: string;
+    loadAverageAtStart: number;
+  };
+  options: Record<string, unknown>;
+  dataset: Record<string, unknown>;
+  service: Record<string, unknown>;
+  scenarios: ScenarioReport[];
+  pageSizes: {
+    target: Target;
+    limit10: number;
+    limit100: number;
+    identical: boolean;
+    getMore10: number;
+    getMore100: number;
+    byName10: Record<string, number>;
+    byName100: Record<string, number>;
+  }[];
+  fanout: (FanoutResult & { peakRssMb: number; commandsPerIngest: number | null; commandsPerDelivery: number | null }) | null;
+  targets: TargetCheck[];
+  problems: string[];
+}
+
+const fixed = (n: number | null | undefined, digits = 1) =>
+  n === null || n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits);
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const line = (r: string[]) =>
+    r.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+export function formatReport(report: BenchReport): string {
+  const out: string[] = [];
+  const rows: string[][] = [
+    [
+      'scenario',
+      'served by',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'x direct',
+      'x ceiling',
+      'cmds/req',
+      'peak RSS MB',
+      'non-2xx',
+      'CPU ms/req server+engine',
+    ],
+  ];
+  for (const s of report.scenarios) {
+    const direct = s.results.direct?.rps;
+    const ceiling = s.results.ceiling?.rps;
+    for (const target of ['service', 'direct', 'ceiling'] as const) {
+      const m = s.results[target];
+      if (!m) continue;
+      const non2xx = m.status['3xx'] + m.status['4xx'] + m.status['5xx'] + m.errors;
+      rows.push([
+        target === 'service' ? s.name : '',
+        target,
+        fixed(m.rps),
+        fixed(m.p50),
+        fixed(m.p99),
+        direct ? fixed(m.rps / direct, 2) : '-',
+        ceiling ? fixed(m.rps / ceiling, 3) : '-',
+        m.commandsPerRequest === null ? '-' : fixed(m.commandsPerRequest, 1),
+        fixed(m.peakRssMb, 0),
+        String(non2xx),
+        `${fixed(m.serverCpuMs)} + ${fixed(m.engineCpuMs)}`,
+      ]);
+    }
+  }
+  const f = report.fanout;
+  if (f) {
+    if (f.status === 'skipped') {
+      rows.push(['webhook fan-out', `skipped: ${f.reason}`, '-', '-', '-', '-', '-', '-', '-', '-', '-']);
+    } else {
+      rows.push([
+        `webhook fan-out (${f.recordings} x ${f.webhooks})`,
+        'service',
+        `${fixed(f.deliveriesPerSecond)} dlv/s`,
+        fixed(f.p50),
+        `${f.censored > 0 ? '>=' : ''}${fixed(f.p99)}`,
+        '-',
+        '-',
+        f.commandsPerIngest === null ? '-' : `${fixed(f.commandsPerIngest, 1)}/ingest`,
+        fixed(f.peakRssMb, 0),
+        `${f.late} late, ${f.lost} lost`,
+        '-',
+      ]);
+    }
+  }
+  out.push(table(rows));
+  out.push('');
+  for (const s of report.scenarios) {
+    out.push(`  ${s.name}: ${s.request.method} ${s.request.path} — ${s.responseBytes} bytes; direct vs service: ${s.equality}`);
+  }
+  if (f && f.status === 'measured') {
+    out.push(
+      `  webhook fan-out: ingested ${f.ingested}/${f.recordings} in ${fixed(f.ingestSeconds)} s (${fixed(f.ingestPerSecond)}/s), ` +
+        `${f.delivered}/${f.expected} events delivered (${f.late} pending at the deadline, ${f.lost} lost), ` +
+        `${f.duplicates} duplicates, ${f.badSignatures} bad signatures, max latency ${f.censored > 0 ? '>= ' : ''}${fixed(f.max)} ms` +
+        (f.commandsPerDelivery === null ? '' : `, ${fixed(f.commandsPerDelivery, 1)} commands per delivery (worker)`),
+    );
+  }
+  if (report.pageSizes.length > 0) {
+    out.push(
+      `  commands per request, REST every include, limit 10 vs 100: ${report.pageSizes
+        .map((p) => `${p.target} ${fixed(p.limit10, 1)} vs ${fixed(p.limit100, 1)}`)
+        .join('; ')}`,
+    );
+  }
+  out.push('');
+  out.push('Targets:');
+  for (const t of report.targets) out.push(`  [${t.status}] ${t.name}: ${t.detail}`);
+  if (report.problems.length > 0) {
+    out.push('');
+    out.push('Problems:');
+    for (const p of report.problems) out.push(`  - ${p}`);
+  }
+  return out.join('\n');
+}
+
+/** Side by side: scenario by scenario and target by target, what changed from `a` to `b`. */
+export function compareReports(aPath: string, bPath: string): string {
+  const a = JSON.parse(readFileSync(aPath, 'utf8')) as BenchReport;
+  const b = JSON.parse(readFileSync(bPath, 'utf8')) as BenchReport;
+  const delta = (x: number | undefined, y: number | undefined) =>
+    x && y && Number.isFinite(x) && Number.isFinite(y) ? `${y >= x ? '+' : ''}${(((y - x) / x) * 100).toFixed(1)}%` : '-';
+  const rows: string[][] = [['scenario', 'served by', 'req/s a', 'req/s b', 'Δ', 'p99 a', 'p99 b', 'cmds a', 'cmds b']];
+  for (const sb of b.scenarios) {
+    const sa = a.scenarios.find((s) => s.id === sb.id);
+    for (const target of ['service', 'direct', 'ceiling'] as const) {
+      const mb = sb.results[target];
+      const ma = sa?.results[target];
+      if (!mb && !ma) continue;
+      rows.push([
+        target === 'service' ? sb.name : '',
+        target,
+        fixed(ma?.rps),
+        fixed(mb?.rps),
+        delta(ma?.rps, mb?.rps),
+        fixed(ma?.p99),
+        fixed(mb?.p99),
+        fixed(ma?.commandsPerRequest ?? null),
+        fixed(mb?.commandsPerRequest ?? null),
+      ]);
+    }
+  }
+  if (a.fanout?.status === 'measured' || b.fanout?.status === 'measured') {
+    rows.push([
+      'webhook fan-out',
+      'service',
+      fixed(a.fanout?.deliveriesPerSecond),
+      fixed(b.fanout?.deliveriesPerSecond),
+      delta(a.fanout?.deliveriesPerSecond, b.fanout?.deliveriesPerSecond),
+      fixed(a.fanout?.p99),
+      fixed(b.fanout?.p99),
+      '-',
+      '-',
+    ]);
+  }
+  return `a: ${aPath} (${a.startedAt})\nb: ${bPath} (${b.startedAt})\n\n${table(rows)}`;
+}

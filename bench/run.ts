@@ -1,0 +1,558 @@
+/**
+ * `npm run bench`: seeds a generated dataset into an embedded engine running in its own process,
+ * starts the service (and the two baselines) in their own processes, and drives each over
+ * loopback with autocannon at a fixed concurrency. See bench/README.md.
+ *
+ *   npm run bench -- --help
+ *   npm run bench -- --compare bench/results/a.json bench/results/b.json
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, platform, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { connectDatabase } from '../src/db/connection.js';
+import type { CannedResponse } from './ceiling.js';
+import { benchAdmin, type DatasetOptions, defaultDatasetOptions, loadBenchDataset } from './dataset.js';
+import { allIncludes, benchGraphQLQuery } from './direct.js';
+import {
+  type FanoutOptions,
+  fanoutEnv,
+  missingMachinery,
+  runFanout,
+  serviceToken,
+  skippedFanout,
+} from './fanout.js';
+import { Child, sampleRss } from './ipc.js';
+import { fetchOnce, type LoadRequest, runLoad } from './load.js';
+import {
+  type BenchReport,
+  compareReports,
+  formatReport,
+  type Measurement,
+  type ScenarioReport,
+  type Target,
+  type TargetCheck,
+} from './report.js';
+
+const usage = `Usage: npm run bench -- [options]
+
+Dataset
+  --meetings N            meetings to generate (default ${defaultDatasetOptions.meetings})
+  --min-entries N         shortest transcript, lines (default ${defaultDatasetOptions.minEntries})
+  --max-entries N         longest transcript, lines (default ${defaultDatasetOptions.maxEntries})
+  --seed N                PRNG seed (default ${defaultDatasetOptions.seed})
+Load
+  --connections N         concurrent connections (default 10)
+  --duration S            seconds measured per scenario and server (default 8)
+  --warmup S              seconds of warm-up before each measurement (default 2)
+  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, fanout
+  --log-level L           the service's LOG_LEVEL (default info; its output is discarded)
+Webhook fan-out
+  --fanout-recordings N   recordings ingested (default 1000)
+  --fanout-webhooks N     webhooks every recording matches (default 10)
+  --fanout-concurrency N  ingestion calls in flight (default 4)
+  --fanout-rate N         recordings per second at most (default 0: unpaced)
+  --fanout-entries N      transcript lines of each ingested recording (default 20)
+  --fanout-timeout S      time box of the scenario, ingestion and deliveries (default 75)
+Output
+  --out FILE              JSON report (default bench/results/bench-<time>.json)
+  --profile DIR           write CPU profiles of the service and the direct baseline there
+  --dump DIR              write each scenario's service and direct responses there
+  --compare A B           print the differences between two JSON reports and exit
+`;
+
+function options() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      meetings: { type: 'string' },
+      'min-entries': { type: 'string' },
+      'max-entries': { type: 'string' },
+      seed: { type: 'string' },
+      connections: { type: 'string', default: '10' },
+      duration: { type: 'string', default: '8' },
+      warmup: { type: 'string', default: '2' },
+      only: { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
+      'fanout-recordings': { type: 'string', default: '1000' },
+      'fanout-webhooks': { type: 'string', default: '10' },
+      'fanout-concurrency': { type: 'string', default: '4' },
+      'fanout-rate': { type: 'string', default: '0' },
+      'fanout-entries': { type: 'string', default: '20' },
+      'fanout-timeout': { type: 'string', default: '75' },
+      out: { type: 'string' },
+      dump: { type: 'string' },
+      profile: { type: 'string' },
+      compare: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const int = (name: keyof typeof values, fallback?: number): number => {
+    const raw = values[name];
+    if (raw === undefined) return fallback!;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number`);
+    return n;
+  };
+  const dataset: DatasetOptions = {
+    meetings: int('meetings', defaultDatasetOptions.meetings),
+    minEntries: int('min-entries', defaultDatasetOptions.minEntries),
+    maxEntries: int('max-entries', defaultDatasetOptions.maxEntries),
+    seed: int('seed', defaultDatasetOptions.seed),
+  };
+  if (dataset.maxEntries < dataset.minEntries) throw new Error('--max-entries must be at least --min-entries');
+  if (dataset.meetings < 100) throw new Error('--meetings must be at least 100 (pages of 100 are measured)');
+  const fanout: FanoutOptions = {
+    recordings: int('fanout-recordings'),
+    webhooks: int('fanout-webhooks'),
+    concurrency: Math.max(1, int('fanout-concurrency')),
+    rate: int('fanout-rate'),
+    entries: Math.max(1, int('fanout-entries')),
+    timeoutSeconds: int('fanout-timeout'),
+    seed: dataset.seed + 1,
+    firstIndex: dataset.meetings,
+  };
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  return {
+    help: values.help,
+    compare: values.compare ? positionals : null,
+    dataset,
+    fanout,
+    connections: Math.max(1, int('connections')),
+    duration: Math.max(1, int('duration')),
+    warmup: int('warmup'),
+    only: values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null,
+    logLevel: values['log-level']!,
+    out: values.out ?? `bench/results/bench-${stamp}.json`,
+    dump: values.dump,
+    profile: values.profile,
+  };
+}
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const mb = (bytes: number) => bytes / (1024 * 1024);
+
+interface Scenario {
+  id: string;
+  name: string;
+  request: LoadRequest;
+}
+
+/** Where the first difference between two JSON values lies, for the mismatch report. */
+function firstDifference(a: unknown, b: unknown, path = '$'): string {
+  if (isDeepStrictEqual(a, b)) return '';
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return `${path}: ${JSON.stringify(a)?.slice(0, 120)} vs ${JSON.stringify(b)?.slice(0, 120)}`;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of keys) {
+    const found = firstDifference(
+      (a as Record<string, unknown>)[key],
+      (b as Record<string, unknown>)[key],
+      `${path}.${key}`,
+    );
+    if (found) return found;
+  }
+  return `${path}: key order`;
+}
+
+async function main(): Promise<number> {
+  const opts = options();
+  if (opts.help) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  if (opts.compare) {
+    if (opts.compare.length !== 2) throw new Error('--compare takes two JSON reports');
+    log(compareReports(opts.compare[0]!, opts.compare[1]!));
+    return 0;
+  }
+  const started = performance.now();
+  const loadAverageAtStart = loadavg()[0]!;
+  const startedAt = new Date().toISOString();
+  const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
+  const wanted = (id: string) => !opts.only || opts.only.has(id);
+  const problems: string[] = [];
+  const children: Child[] = [];
+
+  try {
+    // ------------------------------------------------------------ engine and dataset
+    const engine = Child.start(
+      'engine',
+      'bench/engine.ts',
+      {},
+      {
+        maxOldSpaceMb: 12_288,
+        nodeArgs: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, 'engine')}`] : [],
+      },
+    );
+    children.push(engine);
+    const { uri } = (await engine.ready) as { uri: string };
+    log(`engine: ${uri} (pid ${engine.pid})`);
+    const seeding = await connectDatabase(uri, 'bench');
+    let lastPrinted = 0;
+    const loaded = await loadBenchDataset(seeding.collections, opts.dataset, (done) => {
+      if (done - lastPrinted >= 1000 || (done === opts.dataset.meetings && done !== lastPrinted)) {
+        lastPrinted = done;
+        log(`  seeded ${done}/${opts.dataset.meetings} meetings (${elapsed()})`);
+      }
+    });
+    await seeding.close();
+    log(
+      `dataset: ${loaded.meetings} meetings, ${loaded.transcriptEntries} transcript lines, in ${loaded.seconds.toFixed(1)} s; ` +
+        `longest transcript ${loaded.longest.entries} lines (recording ${loaded.longest.recordingId}); engine RSS ${fixedMb(engine.rss())} MB`,
+    );
+
+    // ------------------------------------------------------------ the three servers
+    const token = serviceToken();
+    const env: Record<string, string> = {
+      MONGODB_URI: uri,
+      MONGODB_DB: 'bench',
+      SEED_DEMO: 'false',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: opts.logLevel,
+      RATE_LIMIT_GENERAL: '1000000000',
+      RATE_LIMIT_HEAVY: '1000000000',
+      SHUTDOWN_GRACE_MS: '2000',
+      ...fanoutEnv(token.sha256),
+    };
+    const profile = (name: string) =>
+      opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, name)}`] : [];
+    const service = Child.start('service', 'bench/service.ts', env, { quiet: true, nodeArgs: profile('service') });
+    const direct = Child.start(
+      'direct',
+      'bench/baselines.ts',
+      { ...env, LOG_LEVEL: 'silent' },
+      { nodeArgs: profile('direct') },
+    );
+    const ceiling = Child.start('ceiling', 'bench/ceiling.ts', {});
+    children.push(service, direct, ceiling);
+    const serviceInfo = (await service.ready) as { url: string; appUrl: string; restMountedByApp: boolean };
+    const directInfo = (await direct.ready) as { url: string };
+    const ceilingInfo = (await ceiling.ready) as { url: string };
+    log(
+      `service: ${serviceInfo.url} (pid ${service.pid})${serviceInfo.restMountedByApp ? '' : ` — REST door mounted by bench/service.ts beside the app (${serviceInfo.appUrl}): src/app.ts does not serve /external/v1 yet`}`,
+    );
+    log(`direct:  ${directInfo.url} (pid ${direct.pid}); ceiling: ${ceilingInfo.url} (pid ${ceiling.pid})`);
+    const servers: Record<Target, { url: string; child: Child }> = {
+      service: { url: serviceInfo.url, child: service },
+      direct: { url: directInfo.url, child: direct },
+      ceiling: { url: ceilingInfo.url, child: ceiling },
+    };
+
+    // ------------------------------------------------------------ the HTTP scenarios
+    const auth = { 'x-api-key': benchAdmin.apiKey };
+    const everyInclude = Object.keys(allIncludes)
+      .map((k) => `include_${k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}=true`)
+      .join('&');
+    const restInclude = (limit: number): LoadRequest => ({
+      method: 'GET',
+      path: `/external/v1/meetings?limit=${limit}&${everyInclude}`,
+      headers: auth,
+    });
+    const scenarios: Scenario[] = [
+      {
+        id: 'rest-list',
+        name: 'REST GET /meetings',
+        request: { method: 'GET', path: '/external/v1/meetings?limit=10', headers: auth },
+      },
+      { id: 'rest-include', name: 'REST GET /meetings, every include', request: restInclude(10) },
+      {
+        id: 'graphql',
+        name: 'GraphQL meetings, same fields',
+        request: {
+          method: 'POST',
+          path: '/graphql',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: benchGraphQLQuery, variables: { first: 10 } }),
+        },
+      },
+      {
+        id: 'transcript',
+        name: `REST transcript (${loaded.longest.entries} lines)`,
+        request: {
+          method: 'GET',
+          path: `/external/v1/recordings/${loaded.longest.recordingId}/transcript`,
+          headers: auth,
+        },
+      },
+    ].filter((s) => wanted(s.id)) as Scenario[];
+
+    /** Exact commands per request: sequential requests between two counter readings. */
+    async function commandsPerRequest(
+      target: Target,
+      request: LoadRequest,
+      times = 3,
+    ): Promise<{ perRequest: number; byName: Record<string, number> } | null> {
+      if (target === 'ceiling') return null;
+      const { url, child } = servers[target];
+      const before = await child.stats();
+      for (let i = 0; i < times; i++) {
+        const answer = await fetchOnce(url, request);
+        if (answer.status !== 200) throw new Error(`${target} answered ${answer.status} to ${request.path}`);
+      }
+      const after = await child.stats();
+      const byName: Record<string, number> = {};
+      for (const [name, n] of Object.entries(after.commandsByName))
+        if (n !== (before.commandsByName[name] ?? 0)) byName[name] = (n - (before.commandsByName[name] ?? 0)) / times;
+      return { perRequest: (after.commands - before.commands) / times, byName };
+    }
+
+    const reports: ScenarioReport[] = [];
+    for (const scenario of scenarios) {
+      log(`\n${scenario.name} (${elapsed()})`);
+      const fromService = await fetchOnce(servers.service.url, scenario.request);
+      const fromDirect = await fetchOnce(servers.direct.url, scenario.request);
+      if (fromService.status !== 200)
+        throw new Error(`the service answered ${fromService.status}: ${fromService.body.toString().slice(0, 500)}`);
+      let equality: string;
+      if (fromService.body.equals(fromDirect.body)) equality = 'byte-identical';
+      else {
+        const difference = firstDifference(JSON.parse(fromService.body.toString()), JSON.parse(fromDirect.body.toString()));
+        equality = difference === '$: key order' || difference === '' ? 'deep-equal (key order differs)' : `MISMATCH at ${difference}`;
+        if (equality.startsWith('MISMATCH'))
+          problems.push(`${scenario.name}: the direct baseline does not answer like the service (${difference}); its ratio is not comparable`);
+      }
+      log(`  ${fromService.body.length} bytes; direct vs service: ${equality}`);
+      if (opts.dump) {
+        mkdirSync(opts.dump, { recursive: true });
+        writeFileSync(join(opts.dump, `${scenario.id}.service.json`), fromService.body);
+        writeFileSync(join(opts.dump, `${scenario.id}.direct.json`), fromDirect.body);
+      }
+      const canned: CannedResponse = {
+        key: `${scenario.request.method} ${scenario.request.path}`,
+        status: fromService.status,
+        headers: { 'content-type': fromService.contentType },
+        bodyBase64: fromService.body.toString('base64'),
+      };
+      await ceiling.call('set', canned);
+
+      const results: Partial<Record<Target, Measurement>> = {};
+      for (const target of ['service', 'direct', 'ceiling'] as const) {
+        const { url, child } = servers[target];
+        if (opts.warmup > 0) await runLoad(url, scenario.request, { connections: opts.connections, seconds: opts.warmup });
+        const peak = sampleRss([child.pid]);
+        const [serverBefore, engineBefore] = await Promise.all([child.stats(), engine.stats()]);
+        const load = await runLoad(url, scenario.request, { connections: opts.connections, seconds: opts.duration });
+        const [serverAfter, engineAfter] = await Promise.all([child.stats(), engine.stats()]);
+        const [peakRss] = peak();
+        const perRequest = (before: number, after: number) => (load.requests > 0 ? (after - before) / load.requests : 0);
+        const commands = await commandsPerRequest(target, scenario.request);
+        results[target] = {
+          rps: load.rps,
+          p50: load.p50,
+          p99: load.p99,
+          requests: load.requests,
+          commandsPerRequest: commands?.perRequest ?? null,
+          commandsByName: commands?.byName ?? null,
+          serverCpuMs: perRequest(serverBefore.cpuMs, serverAfter.cpuMs),
+          engineCpuMs: perRequest(engineBefore.cpuMs, engineAfter.cpuMs),
+          loadAverage: loadavg()[0]!,
+          peakRssMb: mb(peakRss!),
+          status: load.status,
+          errors: load.errors,
+          timeouts: load.timeouts,
+        };
+        const bad = load.status['3xx'] + load.status['4xx'] + load.status['5xx'] + load.errors;
+        if (bad > 0) problems.push(`${scenario.name} / ${target}: ${bad} responses were not 2xx (${JSON.stringify(load.status)}, ${load.errors} errors)`);
+        log(
+          `  ${target.padEnd(8)} ${load.rps.toFixed(1).padStart(8)} req/s  p50 ${load.p50.toFixed(1)} ms  p99 ${load.p99.toFixed(1)} ms  ` +
+            `${commands === null ? '-' : commands.perRequest.toFixed(1)} cmds/req  peak RSS ${mb(peakRss!).toFixed(0)} MB  ` +
+            `CPU/req: server ${perRequest(serverBefore.cpuMs, serverAfter.cpuMs).toFixed(1)} ms, engine ${perRequest(engineBefore.cpuMs, engineAfter.cpuMs).toFixed(1)} ms  ` +
+            `(load average ${loadavg()[0]!.toFixed(1)})`,
+        );
+      }
+      reports.push({
+        id: scenario.id,
+        name: scenario.name,
+        request: { method: scenario.request.method, path: scenario.request.path },
+        responseBytes: fromService.body.length,
+        equality,
+        results,
+      });
+    }
+
+    // ------------------------------------------------------------ commands per request by page size
+    const pageSizes: BenchReport['pageSizes'] = [];
+    if (wanted('rest-include')) {
+      log(`\ncommands per request, page sizes 10 and 100 (${elapsed()})`);
+      for (const target of ['service', 'direct'] as const) {
+        const limit10 = (await commandsPerRequest(target, restInclude(10)))!;
+        const limit100 = (await commandsPerRequest(target, restInclude(100), 2))!;
+        const getMore = (c: typeof limit10) => c.byName.getMore ?? 0;
+        pageSizes.push({
+          target,
+          limit10: limit10.perRequest,
+          limit100: limit100.perRequest,
+          identical: limit10.perRequest === limit100.perRequest,
+          getMore10: getMore(limit10),
+          getMore100: getMore(limit100),
+          byName10: limit10.byName,
+          byName100: limit100.byName,
+        });
+        log(
+          `  ${target.padEnd(8)} limit 10: ${limit10.perRequest} ${JSON.stringify(limit10.byName)}  ` +
+            `limit 100: ${limit100.perRequest} ${JSON.stringify(limit100.byName)}`,
+        );
+      }
+    }
+
+    // ------------------------------------------------------------ webhook fan-out
+    let fanout: BenchReport['fanout'] = null;
+    if (wanted('fanout') && opts.fanout.recordings > 0) {
+      log(`\nwebhook fan-out (${elapsed()})`);
+      const missing = await missingMachinery(servers.service.url, benchAdmin.apiKey);
+      if (missing) {
+        log(`  skipped: webhook machinery not present (${missing})`);
+        fanout = {
+          ...skippedFanout(`webhook machinery not present (${missing})`, opts.fanout),
+          peakRssMb: 0,
+          commandsPerIngest: null,
+          commandsPerDelivery: null,
+        };
+      } else {
+        const before = await service.stats();
+        const peak = sampleRss([service.pid]);
+        const observer = await connectDatabase(uri, 'bench');
+        const outboxOf = async (recordingIds: number[]) => {
+          const rows = await observer.collections.outbox
+            .aggregate<{ _id: string; n: number }>([
+              { $match: { kind: 'webhook_event', recordingId: { $in: recordingIds } } },
+              { $group: { _id: '$status', n: { $sum: 1 } } },
+            ])
+            .toArray();
+          return Object.fromEntries(rows.map((r) => [r._id, r.n]));
+        };
+        const result = await runFanout(
+          servers.service.url,
+          serviceInfo.appUrl,
+          token.token,
+          opts.fanout,
+          log,
+          outboxOf,
+        ).finally(() => observer.close());
+        const [peakRss] = peak();
+        const after = await service.stats();
+        const appCommands = after.commands - before.commands;
+        const allCommands = after.allCommands - before.allCommands;
+        fanout = {
+          ...result,
+          peakRssMb: mb(peakRss!),
+          commandsPerIngest: result.recordings > 0 ? appCommands / result.recordings : null,
+          commandsPerDelivery:
+            result.delivered > 0 && allCommands > appCommands ? (allCommands - appCommands) / result.delivered : null,
+        };
+        log(
+          `  ${result.delivered}/${result.expected} delivered (${result.late} still pending at the deadline, ${result.lost} lost; outbox ${JSON.stringify(result.outbox)}), ` +
+            `${result.deliveriesPerSecond.toFixed(1)} deliveries/s, p50 ${result.p50.toFixed(0)} ms, p99 ${result.censored > 0 ? '>= ' : ''}${result.p99.toFixed(0)} ms`,
+        );
+        if (result.ingested < result.recordings)
+          problems.push(
+            `webhook fan-out: only ${result.ingested} of ${result.recordings} recordings were ingested within ${opts.fanout.timeoutSeconds} s`,
+          );
+        if (result.late > 0)
+          problems.push(`webhook fan-out: ${result.late} events were still pending after ${opts.fanout.timeoutSeconds} s`);
+        if (result.lost > 0) problems.push(`webhook fan-out: ${result.lost} of ${result.expected} events were lost`);
+        if (result.duplicates > 0) problems.push(`webhook fan-out: ${result.duplicates} events arrived more than once`);
+        if (result.badSignatures > 0) problems.push(`webhook fan-out: ${result.badSignatures} bad signatures or bodies`);
+        if (result.ingestErrors > 0) problems.push(`webhook fan-out: ${result.ingestErrors} ingestions failed`);
+      }
+    }
+
+    // ------------------------------------------------------------ targets and report
+    const targets: TargetCheck[] = [];
+    const include = reports.find((r) => r.id === 'rest-include');
+    if (include?.results.service && include.results.direct) {
+      const ratio = include.results.service.rps / include.results.direct.rps;
+      targets.push({
+        name: 'REST with every include >= 0.7 of the direct handler',
+        status: include.equality.startsWith('MISMATCH') ? 'FAIL' : ratio >= 0.7 ? 'PASS' : 'FAIL',
+        detail: `${ratio.toFixed(2)} (${include.results.service.rps.toFixed(1)} vs ${include.results.direct.rps.toFixed(1)} req/s)`,
+      });
+    }
+    if (pageSizes.length > 0) {
+      const service = pageSizes.find((p) => p.target === 'service')!;
+      const withoutGetMore = service.limit10 - service.getMore10 === service.limit100 - service.getMore100;
+      targets.push({
+        name: 'commands per request identical for page sizes 10 and 100',
+        status: service.identical ? 'PASS' : 'FAIL',
+        detail:
+          `service: ${service.limit10} vs ${service.limit100}` +
+          (service.identical
+            ? ''
+            : withoutGetMore
+              ? ` — the difference is getMore only (${service.getMore10} vs ${service.getMore100}): a reply batch holds at most 16 MiB, and 100 transcripts exceed it; the queries are the same`
+              : ' — the queries differ (see pageSizes in the JSON)'),
+      });
+    }
+    if (fanout) {
+      targets.push({
+        name: 'webhook p99 ingest-to-delivery under 1 s',
+        status:
+          fanout.status === 'skipped'
+            ? 'SKIPPED'
+            : fanout.p99 < 1000 && fanout.lost === 0 && fanout.late === 0
+              ? 'PASS'
+              : 'FAIL',
+        detail:
+          fanout.status === 'skipped'
+            ? (fanout.reason ?? '')
+            : `p99 ${fanout.censored > 0 ? '>= ' : ''}${fanout.p99.toFixed(0)} ms, p50 ${fanout.p50.toFixed(0)} ms; ` +
+              `${fanout.ingested}/${fanout.recordings} ingested, ${fanout.delivered}/${fanout.expected} delivered, ${fanout.late} late, ${fanout.lost} lost`,
+      });
+    }
+
+    const report: BenchReport = {
+      version: 1,
+      startedAt,
+      seconds: (performance.now() - started) / 1000,
+      machine: {
+        node: process.version,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? '',
+        totalMemGb: Math.round(totalmem() / 2 ** 30),
+        platform: platform(),
+        loadAverageAtStart,
+      },
+      options: {
+        connections: opts.connections,
+        duration: opts.duration,
+        warmup: opts.warmup,
+        logLevel: opts.logLevel,
+        fanout: opts.fanout,
+      },
+      dataset: { ...opts.dataset, ...loaded },
+      service: { restMountedByApp: serviceInfo.restMountedByApp },
+      scenarios: reports,
+      pageSizes,
+      fanout,
+      targets,
+      problems,
+    };
+    mkdirSync(dirname(opts.out), { recursive: true });
+    writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+    log(
+      `\n${opts.connections} connections, ${opts.duration} s per measurement after ${opts.warmup} s of warm-up; ` +
+        `${opts.dataset.meetings} meetings, transcripts of ${opts.dataset.minEntries}-${opts.dataset.maxEntries} lines; ` +
+        `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}\n`,
+    );
+    log(formatReport(report));
+    log(`\nJSON: ${opts.out}   (finished in ${elapsed()})`);
+    return problems.length > 0 ? 1 : 0;
+  } finally {
+    // The servers first, then the engine they use.
+    for (const child of children.reverse()) await child.stop().catch(() => {});
+  }
+}
+
+function fixedMb(bytes: number | null): string {
+  return bytes === null ? '?' : mb(bytes).toFixed(0);
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(2);
+  },
+);
