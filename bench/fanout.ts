@@ -72,7 +72,7 @@ export function fanoutEnv(tokenSha256: string): Record<string, string> {
   return { INGEST_TOKEN_SHA256: tokenSha256, EGRESS_ALLOW_CIDRS: '127.0.0.1/32', DELIVERY_WORKER: 'true' };
 }
 
-async function graphql(
+export async function graphql(
   url: string,
   headers: Record<string, string>,
   query: string,
@@ -106,7 +106,7 @@ interface Arrival {
   at: number;
 }
 
-class Receivers {
+export class Receivers {
   readonly arrivals: Arrival[] = [];
   readonly seen = new Set<string>();
   duplicates = 0;
@@ -188,13 +188,13 @@ class Receivers {
   }
 }
 
-const createWebhookMutation = /* GraphQL */ `
+export const createWebhookMutation = /* GraphQL */ `
   mutation BenchCreateWebhook($input: CreateWebhookInput!) {
     createWebhook(input: $input) { secret webhook { id } }
   }
 `;
 
-const ingestMutation = /* GraphQL */ `
+export const ingestMutation = /* GraphQL */ `
   mutation BenchIngest($recording: String!) {
     ingestRecording(recording: $recording) { recordingId becameReady eventsQueued }
   }

@@ -58,7 +58,13 @@ export class Child {
     name: string,
     entry: string,
     env: Record<string, string>,
-    options: { maxOldSpaceMb?: number; quiet?: boolean; nodeArgs?: string[] } = {},
+    options: {
+      maxOldSpaceMb?: number;
+      quiet?: boolean;
+      nodeArgs?: string[];
+      /** A file descriptor to send the child's stdout (its log) to, instead of this process's stdout. */
+      stdout?: number;
+    } = {},
   ): Child {
     const root = fileURLToPath(new URL('..', import.meta.url));
     const args = [...(options.nodeArgs ?? []), '--import', 'tsx'];
@@ -66,7 +72,7 @@ export class Child {
     const child = spawn(process.execPath, [...args, entry], {
       cwd: root,
       env: { ...process.env, ...env },
-      stdio: ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', options.stdout ?? (options.quiet ? 'ignore' : 'inherit'), 'inherit', 'ipc'],
     });
     return new Child(name, child);
   }

@@ -64,6 +64,14 @@ try {
     info: { url, appUrl: app.url, restMountedByApp: wired },
     ...counter,
     allCommands: () => allCommands,
+    calls: {
+      // A full collection, when the process runs with --expose-gc (npm run soak does, before it reads the RSS).
+      gc: () => {
+        const gc = (globalThis as { gc?: () => void }).gc;
+        gc?.();
+        return gc !== undefined;
+      },
+    },
     stop: async () => {
       await closeLocal();
       await app.close();
