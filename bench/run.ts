@@ -214,6 +214,7 @@ async function main(): Promise<number> {
       RATE_LIMIT_GENERAL: '1000000000',
       RATE_LIMIT_HEAVY: '1000000000',
       SHUTDOWN_GRACE_MS: '2000',
+      NODE_ENV: 'production', // as `npm start` runs it (graphql-js skips its development checks)
       ...fanoutEnv(token.sha256),
     };
     const profile = (name: string) =>

@@ -125,6 +125,7 @@ export function createRestDoor(options: RestDoorOptions): Door {
     req: IncomingMessage,
     info: RequestInfo,
   ): Promise<{ result: GraphQLResult; headers: Record<string, string> }> {
+    let handedOver: GraphQLResult | undefined;
     const response = await graphql.fetch(
       'http://internal/graphql',
       {
@@ -137,7 +138,12 @@ export function createRestDoor(options: RestDoorOptions): Door {
         },
         body: JSON.stringify({ query: operation.source, variables, operationName: operation.operationName }),
       },
-      { requestId: info.requestId },
+      {
+        requestId: info.requestId,
+        handOver: (result) => {
+          handedOver = result as GraphQLResult;
+        },
+      },
     );
     const headers: Record<string, string> = {};
     for (const name of forwardedHeaders) {
@@ -145,6 +151,8 @@ export function createRestDoor(options: RestDoorOptions): Door {
       if (value !== null) headers[name] = value;
     }
     const text = await response.text();
+    if (handedOver) return { result: handedOver, headers };
+    // Refused before execution (e.g. by a limit): Yoga serialised the errors itself.
     try {
       return { result: JSON.parse(text) as GraphQLResult, headers };
     } catch {

@@ -1,5 +1,6 @@
 // Index metadata plus a hash map from index key to record ids. Used for unique enforcement
-// (single-field and compound) and for equality / $in lookups on single-field indexes.
+// (single-field and compound) and for equality / $in lookups on an index's leading field (a
+// compound index keeps a second map by its leading field for that).
 import { CommandError, ErrorCode } from './errors.js';
 import { type Document, formatValue, isPlainObject, keyString, MISSING, pathValues } from './values.js';
 
@@ -53,6 +54,38 @@ export function validateKeyPattern(key: unknown): asserts key is Document {
 
 type Postings = number | Set<number>;
 
+function addPosting(map: Map<string, Postings>, key: string, seq: number): void {
+  const existing = map.get(key);
+  if (existing === undefined) map.set(key, seq);
+  else if (typeof existing === 'number') {
+    if (existing !== seq) map.set(key, new Set([existing, seq]));
+  } else existing.add(seq);
+}
+
+function removePosting(map: Map<string, Postings>, key: string, seq: number): void {
+  const existing = map.get(key);
+  if (existing === undefined) return;
+  if (typeof existing === 'number') {
+    if (existing === seq) map.delete(key);
+  } else {
+    existing.delete(seq);
+    if (existing.size === 1) map.set(key, existing.values().next().value as number);
+    else if (existing.size === 0) map.delete(key);
+  }
+}
+
+function postingsOf(map: Map<string, Postings>, key: string): Iterable<number> {
+  const existing = map.get(key);
+  if (existing === undefined) return [];
+  return typeof existing === 'number' ? [existing] : existing;
+}
+
+function postingsCount(map: Map<string, Postings>, key: string): number {
+  const existing = map.get(key);
+  if (existing === undefined) return 0;
+  return typeof existing === 'number' ? 1 : existing.size;
+}
+
 export class Index {
   readonly spec: IndexSpec;
   readonly fields: string[];
@@ -60,6 +93,8 @@ export class Index {
   readonly sparse: boolean;
   private readonly partial: ((doc: Document) => boolean) | undefined;
   private entries = new Map<string, Postings>();
+  /** Compound indexes: record ids by the leading field's value alone (keyString). */
+  private leading = new Map<string, Postings>();
 
   constructor(spec: IndexSpec, partialMatcher?: (doc: Document) => boolean) {
     this.spec = spec;
@@ -75,7 +110,7 @@ export class Index {
 
   /** True when lookups by `field` equality can use this index and see every matching document. */
   servesEquality(field: string): boolean {
-    return this.fields.length === 1 && this.fields[0] === field && this.partial === undefined;
+    return this.fields[0] === field && this.partial === undefined;
   }
 
   /** Keys a document contributes to this index (empty when sparse/partial excludes it). */
@@ -117,26 +152,16 @@ export class Index {
   }
 
   add(seq: number, keys: IndexKey[]): void {
-    for (const { key } of keys) {
-      const existing = this.entries.get(key);
-      if (existing === undefined) this.entries.set(key, seq);
-      else if (typeof existing === 'number') {
-        if (existing !== seq) this.entries.set(key, new Set([existing, seq]));
-      } else existing.add(seq);
+    for (const { key, values } of keys) {
+      addPosting(this.entries, key, seq);
+      if (this.fields.length > 1) addPosting(this.leading, keyString(values[0]), seq);
     }
   }
 
   remove(seq: number, keys: IndexKey[]): void {
-    for (const { key } of keys) {
-      const existing = this.entries.get(key);
-      if (existing === undefined) continue;
-      if (typeof existing === 'number') {
-        if (existing === seq) this.entries.delete(key);
-      } else {
-        existing.delete(seq);
-        if (existing.size === 1) this.entries.set(key, existing.values().next().value as number);
-        else if (existing.size === 0) this.entries.delete(key);
-      }
+    for (const { key, values } of keys) {
+      removePosting(this.entries, key, seq);
+      if (this.fields.length > 1) removePosting(this.leading, keyString(values[0]), seq);
     }
   }
 
@@ -155,21 +180,18 @@ export class Index {
     return undefined;
   }
 
-  /** Record ids stored under an exact key. */
+  /** Record ids whose leading field has the value of `key` (a keyString). */
   lookup(key: string): Iterable<number> {
-    const existing = this.entries.get(key);
-    if (existing === undefined) return [];
-    return typeof existing === 'number' ? [existing] : existing;
+    return postingsOf(this.fields.length > 1 ? this.leading : this.entries, key);
   }
 
   count(key: string): number {
-    const existing = this.entries.get(key);
-    if (existing === undefined) return 0;
-    return typeof existing === 'number' ? 1 : existing.size;
+    return postingsCount(this.fields.length > 1 ? this.leading : this.entries, key);
   }
 
   clear(): void {
     this.entries.clear();
+    this.leading.clear();
   }
 
   /** Formats `{ a: 1, b: "x" }` for an E11000 message. */

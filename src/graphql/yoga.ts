@@ -11,14 +11,16 @@ import type { RateLimitPolicy } from '../domain/rate-limits.js';
 import { authenticate, presentedCredential } from '../domain/viewer.js';
 import type { Logger } from '../logger.js';
 import type { GraphQLContext } from './context.js';
+import { compiledExecution } from './compiled-execution.js';
 import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
 import { exposeHttpStatus } from './http-status-extension.js';
+import { type InProcessCaller, inProcessResult } from './in-process-result.js';
 import { armor } from './limits.js';
 import { createLoaders } from './loaders.js';
 import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
 
-export interface ServerContext {
+export interface ServerContext extends InProcessCaller {
   requestId?: string;
 }
 
@@ -46,13 +48,25 @@ query RecentMeetings {
 `;
 
 function withLocation(source: GraphQLError, replacement: GraphQLError): GraphQLError {
-  return new GraphQLError(replacement.message, {
+  const error = new GraphQLError(replacement.message, {
     nodes: source.nodes,
     source: source.source,
     positions: source.positions,
     path: source.path,
     extensions: replacement.extensions,
   });
+  // graphql-jit's errors carry their locations without the nodes they came from.
+  if (!error.locations && source.locations) Object.assign(error, { locations: source.locations });
+  return error;
+}
+
+/**
+ * The client's to see: parse, validation and variable errors (raised before execution, so without
+ * a path) and errors a resolver raised on purpose as GraphQLErrors. Anything else that happened
+ * while executing (a failing resolver, a null in a non-null field) is ours, and masked.
+ */
+function isClientFacing(error: GraphQLError): boolean {
+  return error.originalError ? error.originalError instanceof GraphQLError : error.path === undefined;
 }
 
 export function createGraphQLServer(options: {
@@ -95,7 +109,16 @@ export function createGraphQLServer(options: {
       headers: JSON.stringify({ 'X-Api-Key': '<your API key>' }),
     },
     renderGraphiQL, // GraphiQL bundled into the page: no CDN needed
-    plugins: [armor(), rateLimit(collections, options.rateLimits), exposeHttpStatus()],
+    plugins: [
+      armor(),
+      rateLimit(collections, options.rateLimits),
+      compiledExecution({
+        onCompiled: (operationName) => logger.debug({ operationName }, 'query compiled'),
+        onCompileError: (errors) => logger.warn({ errors }, 'graphql-jit could not compile a query; interpreting it'),
+      }),
+      exposeHttpStatus(),
+      inProcessResult(),
+    ],
     maskedErrors: {
       maskError: (error) => {
         const domain = domainErrorOf(error);
@@ -103,12 +126,8 @@ export function createGraphQLServer(options: {
           return error instanceof GraphQLError
             ? withLocation(error, fromDomainError(domain))
             : fromDomainError(domain);
-        if (
-          error instanceof GraphQLError &&
-          (!error.originalError || error.originalError instanceof GraphQLError)
-        ) {
-          // Parse, validation and input coercion errors, and errors raised on purpose: the client's to see.
-          if (error.extensions.code) return error;
+        if (error instanceof GraphQLError && isClientFacing(error)) {
+          if (error.extensions?.code) return error;
           return withLocation(
             error,
             new GraphQLError(error.message, {

@@ -181,4 +181,34 @@ describe('unique indexes', () => {
     expect(err.code).toBe(11000);
     expect(err.message).toContain('_id_');
   });
+
+  it('queries on the leading field of a compound index find the same documents as without it', async () => {
+    const c = coll('compound_lookup');
+    const docs = [
+      { _id: 1, status: 'pending', at: 3 },
+      { _id: 2, status: 'done', at: 1 },
+      { _id: 3, status: ['pending', 'late'], at: 2 },
+      { _id: 4, at: 5 },
+      { _id: 5, status: 'pending' },
+      { _id: 6, status: 'pending', at: 9 },
+    ];
+    await c.insertMany(docs as never[]);
+    const ids = async (filter: object, sort: object = { _id: 1 }) =>
+      (await c.find(filter).sort(sort as never).toArray()).map((d) => d._id);
+    const before = [
+      await ids({ status: 'pending' }),
+      await ids({ status: { $in: ['late', 'done'] } }),
+      await ids({ status: 'pending', at: { $lte: 3 } }, { at: 1 }),
+    ];
+    await c.createIndex({ status: 1, at: 1 });
+    expect(before).toEqual([[1, 3, 5, 6], [2, 3], [3, 1]]);
+    expect(await ids({ status: 'pending' })).toEqual(before[0]);
+    expect(await ids({ status: { $in: ['late', 'done'] } })).toEqual(before[1]);
+    expect(await ids({ status: 'pending', at: { $lte: 3 } }, { at: 1 })).toEqual(before[2]);
+    // The index follows updates and deletes.
+    await c.updateOne({ _id: 1 }, { $set: { status: 'done' } });
+    await c.deleteOne({ _id: 6 });
+    expect(await ids({ status: 'pending' })).toEqual([3, 5]);
+    expect(await ids({ status: 'done' })).toEqual([1, 2]);
+  });
 });
