@@ -16,7 +16,7 @@ import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, WebhookDoc } from '../db/documents.js';
 import type { Viewer } from '../domain/viewer.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { createLoaders } from '../graphql/loaders.js';
+import { createLoaders, type Loaders } from '../graphql/loaders.js';
 import { schema } from '../graphql/schema/index.js';
 
 const meetingQuery = parse(/* GraphQL */ `
@@ -117,19 +117,18 @@ interface Includes {
   crmMatches: boolean;
 }
 
-/** The meeting as `viewer` sees it, in the REST shape; null when the viewer may not see it. */
+/**
+ * The meeting as `viewer` sees it, in the REST shape; null when the viewer may not see it.
+ * `loaders` (the viewer's) may be shared by several bodies built in a short while.
+ */
 export async function restMeetingAs(
   collections: Collections,
   viewer: Viewer,
   recordingId: number,
   include: Includes,
+  loaders: Loaders = createLoaders(collections, viewer),
 ): Promise<ReturnType<typeof restMeeting> | null> {
-  const contextValue: GraphQLContext = {
-    collections,
-    viewer,
-    requestId: undefined,
-    loaders: createLoaders(collections, viewer),
-  };
+  const contextValue: GraphQLContext = { collections, viewer, requestId: undefined, loaders };
   const result = await execute({
     schema,
     document: meetingQuery,
@@ -166,6 +165,7 @@ export async function buildBody(
   message: OutboxDoc,
   principal: Viewer,
   webhook: WebhookDoc | null,
+  loaders?: Loaders,
 ): Promise<string | null> {
   const { recordingId } = message;
   switch (message.kind) {
@@ -176,7 +176,7 @@ export async function buildBody(
         summary: webhook.includeSummary,
         actionItems: webhook.includeActionItems,
         crmMatches: webhook.includeCrmMatches,
-      });
+      }, loaders);
       return meeting && JSON.stringify(meeting);
     }
     case 'transcript_delivery': {
@@ -185,7 +185,7 @@ export async function buildBody(
         summary: false,
         actionItems: false,
         crmMatches: false,
-      });
+      }, loaders);
       return meeting && JSON.stringify({ transcript: meeting.transcript ?? [], recording_id: recordingId });
     }
     case 'summary_delivery': {
@@ -194,7 +194,7 @@ export async function buildBody(
         summary: true,
         actionItems: false,
         crmMatches: false,
-      });
+      }, loaders);
       return (
         meeting && JSON.stringify({ summary: meeting.default_summary ?? null, recording_id: recordingId })
       );

@@ -22,13 +22,13 @@ import type { Config } from '../config.js';
 import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, OutboxStatus, WebhookDoc } from '../db/documents.js';
 import { type Clock, systemClock } from '../domain/clock.js';
-import { finishPendingFanOuts, viewerFor } from '../domain/content-ready.js';
-import type { Viewer } from '../domain/viewer.js';
-import { canSee } from '../domain/visibility.js';
+import { finishPendingFanOuts } from '../domain/content-ready.js';
+import { onOutboxWork } from '../domain/outbox-signal.js';
 import { signingSecrets } from '../domain/webhooks.js';
 import type { Logger } from '../logger.js';
 import { EgressGuard } from './egress.js';
 import { buildBody } from './payload.js';
+import { type Principal, Principals } from './principals.js';
 import { type AttemptResult, type Decision, DISABLE_AFTER_FAILING_MS, decide } from './schedule.js';
 import { webhookHeaders } from './signing.js';
 
@@ -57,7 +57,7 @@ const USER_AGENT = 'meetings-gateway-webhooks/1';
 const RESPONSE_BODY_LIMIT = 64 * 1024;
 
 type Target =
-  | { send: true; url: string; secrets: string[]; principal: Viewer; webhook: WebhookDoc | null }
+  | { send: true; url: string; secrets: string[]; principal: Principal; webhook: WebhookDoc | null }
   | { send: false; status: Extract<OutboxStatus, 'failed' | 'cancelled'>; reason: string };
 
 function describeError(error: unknown): string {
@@ -78,6 +78,7 @@ export class DeliveryWorker {
   private readonly sweepGraceMs: number;
   private readonly random: () => number;
   private readonly agent: Agent;
+  private readonly principals: Principals;
   /** Aborted by stop(): no more claims. */
   private readonly stopping = new AbortController();
   /** Aborted when stop()'s grace runs out: attempts in flight end at once. */
@@ -85,6 +86,9 @@ export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
+  /** A hint arrived while the loop was busy: look again before sleeping. */
+  private hinted = false;
+  private unsubscribe: (() => void) | null = null;
   private lastSweep = 0;
 
   constructor(options: WorkerOptions) {
@@ -98,6 +102,7 @@ export class DeliveryWorker {
     this.leaseMs = options.leaseMs ?? 60_000;
     this.sweepGraceMs = options.sweepGraceMs ?? 10_000;
     this.random = options.random ?? Math.random;
+    this.principals = new Principals(this.collections, this.clock);
     if (this.leaseMs <= this.timeoutMs)
       throw new Error('the lease must outlast an attempt (leaseMs > timeoutMs)');
     const connectTimeout = Math.min(options.connectTimeoutMs ?? 5_000, this.timeoutMs);
@@ -113,6 +118,11 @@ export class DeliveryWorker {
   /** Runs until `stop`: polls for due messages and sends up to `concurrency` at a time. */
   start(): void {
     if (this.loop) return;
+    // Work queued by this process (an ingestion, a redelivery) starts at once, not at the next poll.
+    this.unsubscribe = onOutboxWork(() => {
+      if (this.wake) this.wake();
+      else this.hinted = true;
+    });
     this.loop = this.run();
   }
 
@@ -120,6 +130,7 @@ export class DeliveryWorker {
   async stop(graceMs = 10_000): Promise<void> {
     if (this.stopping.signal.aborted) return;
     this.stopping.abort();
+    this.unsubscribe?.();
     this.wake?.();
     await this.loop;
     const timer = setTimeout(() => this.abortInFlight.abort(), graceMs);
@@ -176,6 +187,10 @@ export class DeliveryWorker {
         this.logger.error({ err: error }, 'delivery worker loop error');
       }
       if (signal.aborted) break;
+      if (this.hinted) {
+        this.hinted = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.pollMs);
         this.wake = () => {
@@ -211,13 +226,12 @@ export class DeliveryWorker {
           reason: `the webhook is disabled (${webhook.disabledReason})`,
         };
     }
-    const user = await this.collections.users.findOne({ _id: message.requestedBy });
-    const org = user && (await this.collections.organisations.findOne({ _id: user.orgId }));
-    if (user?.status !== 'active' || !org)
+    const principal = await this.principals.get(message.requestedBy);
+    if (!principal)
       return { send: false, status: 'cancelled', reason: 'its owner is no longer an active user' };
-    const principal = viewerFor(user, org);
-    const meeting = await this.collections.meetings.findOne({ recordingId: message.recordingId });
-    if (!meeting || !canSee(principal, meeting))
+    // The principal's meetings loader applies the visibility rules.
+    const meeting = await principal.loaders.meetings.load(message.recordingId);
+    if (!meeting)
       return { send: false, status: 'cancelled', reason: 'its owner may no longer see the recording' };
     const secrets = webhook ? signingSecrets(webhook, now) : [];
     return { send: true, url: message.destinationUrl, secrets, principal, webhook };
@@ -244,7 +258,13 @@ export class DeliveryWorker {
 
     let body = message.body;
     if (body === null) {
-      body = await buildBody(this.collections, message, target.principal, target.webhook);
+      body = await buildBody(
+        this.collections,
+        message,
+        target.principal.viewer,
+        target.webhook,
+        target.principal.loaders,
+      );
       if (body === null) {
         await this.collections.outbox.updateOne(mine, {
           $set: {
@@ -305,7 +325,7 @@ export class DeliveryWorker {
       this.logger.warn({ messageId: message.messageId }, 'lease ran out before the outcome: not recorded');
       return;
     }
-    if (message.webhookId) await this.trackWebhook(message.webhookId, decision, answeredAt);
+    if (target.webhook) await this.trackWebhook(target.webhook, decision, answeredAt);
     this.logger.info(
       {
         messageId: message.messageId,
@@ -342,9 +362,11 @@ export class DeliveryWorker {
   }
 
   /** 410 disables the webhook; so does a run of failures lasting 5 days; a success ends the run. */
-  private async trackWebhook(webhookId: ObjectId, decision: Decision, now: Date): Promise<void> {
+  private async trackWebhook(webhook: WebhookDoc, decision: Decision, now: Date): Promise<void> {
     const webhooks = this.collections.webhooks;
+    const webhookId = webhook._id;
     if (decision.outcome === 'delivered') {
+      if (!webhook.failingSince) return; // the usual case: nothing to clear
       await webhooks.updateOne(
         { _id: webhookId, failingSince: { $ne: null } },
         { $set: { failingSince: null } },

@@ -13,6 +13,7 @@ import { MongoServerError } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { MeetingDoc, OrganisationDoc, TriggeredFor, UserDoc, WebhookDoc } from '../db/documents.js';
 import { newMessageId, unsentMessage } from './deliveries.js';
+import { outboxHasWork } from './outbox-signal.js';
 import { isSharedWithAnyTeam } from './sharing.js';
 import type { Viewer } from './viewer.js';
 import { canSee } from './visibility.js';
@@ -111,6 +112,7 @@ export async function fanOutContentReady(
       });
       const results = await Promise.all(matching.map((w) => queueEvent(collections, w, meeting, now)));
       created = results.filter(Boolean).length;
+      if (created > 0) outboxHasWork();
     }
   }
   await collections.meetings.updateOne(

@@ -11,6 +11,7 @@ import { DomainError } from './errors.js';
 import { findMeeting } from './meetings.js';
 import { requireDestinationUrl } from './urls.js';
 import type { Viewer } from './viewer.js';
+import { outboxHasWork } from './outbox-signal.js';
 
 export type DeliveryContent = 'transcript' | 'summary';
 
@@ -76,5 +77,6 @@ export async function requestDelivery(
     ...unsentMessage(new Date()),
   };
   await collections.outbox.insertOne(message);
+  outboxHasWork();
   return { destinationUrl: url, messageId: message.messageId };
 }

@@ -11,6 +11,7 @@ import { checkedDestination, type DestinationCheck } from './deliveries.js';
 import { DomainError } from './errors.js';
 import { findPage, Keyset, type Page, type PageRequest } from './pagination.js';
 import type { Viewer } from './viewer.js';
+import { outboxHasWork } from './outbox-signal.js';
 
 export interface WebhookInput {
   destinationUrl: string;
@@ -199,7 +200,10 @@ export async function redeliverEvent(
     redelivery(now),
     { returnDocument: 'after' },
   );
-  if (event) return event;
+  if (event) {
+    outboxHasWork();
+    return event;
+  }
   const exists = await collections.outbox.findOne({ webhookId: webhook._id, messageId });
   if (!exists) throw new DomainError('NOT_FOUND', `No event ${messageId} for this webhook.`);
   throw new DomainError(
@@ -222,5 +226,6 @@ export async function redeliverFailedEvents(
     { webhookId: webhook._id, status: 'failed', createdAt: { $gte: since } },
     redelivery(now),
   );
+  if (modifiedCount > 0) outboxHasWork();
   return modifiedCount;
 }

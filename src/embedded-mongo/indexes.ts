@@ -180,6 +180,29 @@ export class Index {
     return undefined;
   }
 
+  /**
+   * The exact key a filter selects when it gives every field of this compound index a value
+   * (`valueKeys`: the keyStrings of those values, in index field order); for `lookupExact`.
+   */
+  compoundKey(valueKeys: string[]): string {
+    return JSON.stringify(valueKeys);
+  }
+
+  /** Record ids stored under an exact compound key. */
+  lookupExact(key: string): Iterable<number> {
+    return postingsOf(this.entries, key);
+  }
+
+  /** Whether a query with these equality conditions only asks for documents this index holds. */
+  coversQuery(equalities: ReadonlyMap<string, string>): boolean {
+    if (!this.partial) return true;
+    const expression = this.spec.partialFilterExpression ?? {};
+    // Only the plain `{field: value}` form is recognised: the query must repeat it exactly.
+    return Object.entries(expression).every(
+      ([field, value]) => !isPlainObject(value) && equalities.get(field) === keyString(value),
+    );
+  }
+
   /** Record ids whose leading field has the value of `key` (a keyString). */
   lookup(key: string): Iterable<number> {
     return postingsOf(this.fields.length > 1 ? this.leading : this.entries, key);

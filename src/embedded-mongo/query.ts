@@ -167,6 +167,28 @@ function equalityValues(cond: unknown): unknown[] | null {
   return null;
 }
 
+/**
+ * Candidates from a compound index when the filter gives each of its fields one value, e.g. the
+ * outbox's `{kind, webhookId, recordingId}` upsert on its (partial) unique index; the whole filter
+ * is still checked on them.
+ */
+function exactCompoundLookup(coll: Collection, filter: Document): number[] | null {
+  const equalities = new Map<string, string>();
+  for (const [field, cond] of Object.entries(filter)) {
+    if (field.startsWith('$')) continue;
+    const values = equalityValues(cond);
+    if (values?.length === 1) equalities.set(field, keyString(values[0]));
+  }
+  if (equalities.size < 2) return null;
+  for (const index of coll.indexes.values()) {
+    if (index.fields.length < 2 || !index.coversQuery(equalities)) continue;
+    const keys = index.fields.map((f) => equalities.get(f));
+    if (keys.some((k) => k === undefined)) continue;
+    return [...index.lookupExact(index.compoundKey(keys as string[]))].sort((a, b) => a - b);
+  }
+  return null;
+}
+
 export interface MatchOptions {
   /** Stop after this many matches (only meaningful when no sort is applied afterwards). */
   limit?: number;
@@ -196,7 +218,9 @@ export function matchDocuments(
   const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Number.POSITIVE_INFINITY;
   let candidates: number[] | null = null;
   let residualFilter: unknown = filter;
-  if (isPlainObject(filter)) {
+  const exact = isPlainObject(filter) ? exactCompoundLookup(coll, filter) : null;
+  if (exact) candidates = exact;
+  else if (isPlainObject(filter)) {
     let best: { field: string; seqs: Set<number>; size: number } | null = null;
     for (const [field, cond] of Object.entries(filter)) {
       if (field.startsWith('$')) continue;

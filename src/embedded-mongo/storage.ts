@@ -56,7 +56,7 @@ export class Collection {
     return this.docs.size;
   }
 
-  /** A non-partial single-field index on `field`, usable for equality lookups. */
+  /** A non-partial index whose leading field is `field`, usable for equality lookups on it. */
   equalityIndex(field: string): Index | undefined {
     if (field === '_id') return this.indexes.get(ID_INDEX_NAME);
     for (const index of this.indexes.values()) if (index.servesEquality(field)) return index;

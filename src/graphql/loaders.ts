@@ -22,19 +22,32 @@ function byObjectId<T extends { _id: ObjectId }>(find: (ids: ObjectId[]) => Prom
   );
 }
 
-export function createLoaders(collections: Collections, viewer: Viewer | undefined) {
+/**
+ * Content by recording id. It does not depend on who asks (visibility is decided on the meeting),
+ * so the delivery worker shares one set between the owners of a burst of events.
+ */
+export function createContentLoaders(collections: Collections) {
   const content = <T extends { recordingId: number }>(collection: Collection<T>) =>
     new DataLoader((ids: readonly number[]) => contentByRecording(collection, ids));
-
   return {
-    /** Meetings by recording id, null for any the viewer may not see (node lookups). */
-    meetings: new DataLoader((ids: readonly number[]) =>
-      viewer ? findMeetings(collections, viewer, ids) : Promise.resolve(ids.map(() => null)),
-    ),
     transcripts: content(collections.transcripts),
     summaries: content(collections.summaries),
     actionItems: content(collections.actionItems),
     highlights: content(collections.highlights),
+  };
+}
+
+export function createLoaders(
+  collections: Collections,
+  viewer: Viewer | undefined,
+  content: ReturnType<typeof createContentLoaders> = createContentLoaders(collections),
+) {
+  return {
+    ...content,
+    /** Meetings by recording id, null for any the viewer may not see (node lookups). */
+    meetings: new DataLoader((ids: readonly number[]) =>
+      viewer ? findMeetings(collections, viewer, ids) : Promise.resolve(ids.map(() => null)),
+    ),
     users: byObjectId<UserDoc>((ids) => collections.users.find({ _id: { $in: ids } }).toArray()),
     teams: byObjectId<TeamDoc>((ids) => collections.teams.find({ _id: { $in: ids } }).toArray()),
     meetingTypes: byObjectId<MeetingTypeDoc>((ids) =>

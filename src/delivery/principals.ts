@@ -1,0 +1,67 @@
+/**
+ * Whom the worker sends as, kept for a moment. One ingestion fans out to many webhooks: with each
+ * owner and their loaders kept for `ttlMs`, and the content loaders shared by every owner in that
+ * window, a burst of events costs one lookup per owner and one read of each content kind per
+ * recording, not one per event. A deactivated owner, a changed share or new content takes effect
+ * within `ttlMs` (1 s by default).
+ */
+import type { ObjectId } from 'mongodb';
+import type { Collections } from '../db/collections.js';
+import type { Clock } from '../domain/clock.js';
+import { viewerFor } from '../domain/content-ready.js';
+import type { Viewer } from '../domain/viewer.js';
+import { createContentLoaders, createLoaders, type Loaders } from '../graphql/loaders.js';
+
+export interface Principal {
+  viewer: Viewer;
+  /** Loaders as this viewer: visibility applies to whatever they load. */
+  loaders: Loaders;
+}
+
+type ContentLoaders = ReturnType<typeof createContentLoaders>;
+
+interface Entry {
+  principal: Promise<Principal | null>;
+  expiresAt: number;
+}
+
+export class Principals {
+  private readonly entries = new Map<string, Entry>();
+  private content: { loaders: ContentLoaders; expiresAt: number } | null = null;
+
+  constructor(
+    private readonly collections: Collections,
+    private readonly clock: Clock,
+    private readonly ttlMs = 1000,
+  ) {}
+
+  /** The active user `userId` with their organisation, or null when they are not active any more. */
+  get(userId: ObjectId): Promise<Principal | null> {
+    const now = this.clock.now().getTime();
+    const key = userId.toHexString();
+    const cached = this.entries.get(key);
+    if (cached && cached.expiresAt > now) return cached.principal;
+    if (this.entries.size > 1000)
+      for (const [k, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(k);
+    const principal = this.load(userId);
+    this.entries.set(key, { principal, expiresAt: now + this.ttlMs });
+    // A failed lookup is not remembered.
+    principal.catch(() => this.entries.delete(key));
+    return principal;
+  }
+
+  private async load(userId: ObjectId): Promise<Principal | null> {
+    const user = await this.collections.users.findOne({ _id: userId });
+    const org = user && (await this.collections.organisations.findOne({ _id: user.orgId }));
+    if (user?.status !== 'active' || !org) return null;
+    const viewer = viewerFor(user, org);
+    return { viewer, loaders: createLoaders(this.collections, viewer, this.sharedContent()) };
+  }
+
+  private sharedContent(): ContentLoaders {
+    const now = this.clock.now().getTime();
+    if (!this.content || this.content.expiresAt <= now)
+      this.content = { loaders: createContentLoaders(this.collections), expiresAt: now + this.ttlMs };
+    return this.content.loaders;
+  }
+}
