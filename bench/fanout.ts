@@ -32,6 +32,9 @@ export interface FanoutOptions {
   firstIndex: number;
 }
 
+/** The steady phase (paced: latency) or the burst (unpaced: throughput). */
+export type FanoutPhase = FanoutOptions & { phase: 'steady' | 'burst' };
+
 export interface FanoutResult {
   status: 'measured' | 'skipped';
   reason?: string;
@@ -194,6 +197,12 @@ export const createWebhookMutation = /* GraphQL */ `
   }
 `;
 
+const deleteWebhookMutation = /* GraphQL */ `
+  mutation BenchDeleteWebhook($id: ID!) {
+    deleteWebhook(id: $id) { deletedId }
+  }
+`;
+
 export const ingestMutation = /* GraphQL */ `
   mutation BenchIngest($recording: String!) {
     ingestRecording(recording: $recording) { recordingId becameReady eventsQueued }
@@ -219,6 +228,7 @@ export async function runFanout(
   if (owners.length < options.webhooks) throw new Error(`at most ${benchUsers.length - 1} webhooks`);
   const receivers = new Receivers();
   await receivers.start(options.webhooks);
+  const registered: { owner: BenchUser; id: string }[] = [];
   try {
     for (const [i, owner] of owners.entries()) {
       const answer = await graphql(url, { 'x-api-key': owner.apiKey }, createWebhookMutation, {
@@ -234,6 +244,7 @@ export async function runFanout(
       const secret = answer.data?.createWebhook?.secret as string | undefined;
       if (!secret) throw new Error(`createWebhook failed: ${JSON.stringify(answer.errors ?? answer)}`);
       receivers.verifyWith(i, secret);
+      registered.push({ owner, id: answer.data.createWebhook.webhook.id as string });
     }
 
     const recordings = Array.from({ length: options.recordings }, (_, k) =>
@@ -282,7 +293,12 @@ export async function runFanout(
     await receivers.waitFor(expected, Math.max(0, deadline - performance.now()));
     const end = performance.now();
     const seconds = (end - t0) / 1000;
-    const outbox = await outboxOf([...startedAt.keys()]);
+    let outbox = await outboxOf([...startedAt.keys()]);
+    // Every event arrived: the worker may not have recorded the last outcomes yet.
+    for (let i = 0; i < 20 && receivers.arrivals.length >= expected && (outbox.pending ?? 0) > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      outbox = await outboxOf([...startedAt.keys()]);
+    }
     const delivered = receivers.arrivals.length;
     const late = outbox.pending ?? 0;
 
@@ -324,6 +340,9 @@ export async function runFanout(
       seconds,
     };
   } finally {
+    // The next phase registers its own webhooks: these must not match its recordings too.
+    for (const { owner, id } of registered)
+      await graphql(url, { 'x-api-key': owner.apiKey }, deleteWebhookMutation, { id });
     await receivers.close();
   }
 }

@@ -65,7 +65,14 @@ export interface BenchReport {
     byName10: Record<string, number>;
     byName100: Record<string, number>;
   }[];
-  fanout: (FanoutResult & { peakRssMb: number; commandsPerIngest: number | null; commandsPerDelivery: number | null }) | null;
+  fanout: (FanoutResult & {
+    phase: 'steady' | 'burst';
+    /** Recordings per second offered (0: as fast as ingestion goes). */
+    rate: number;
+    peakRssMb: number;
+    commandsPerIngest: number | null;
+    commandsPerDelivery: number | null;
+  })[];
   targets: TargetCheck[];
   problems: string[];
 }
@@ -119,34 +126,30 @@ export function formatReport(report: BenchReport): string {
       ]);
     }
   }
-  const f = report.fanout;
-  if (f) {
+  for (const f of report.fanout) {
+    const name = `webhook fan-out, ${f.phase} (${f.recordings} x ${f.webhooks}${f.rate > 0 ? `, ${f.rate}/s` : ''})`;
     if (f.status === 'skipped') {
-      rows.push(['webhook fan-out', `skipped: ${f.reason}`, '-', '-', '-', '-', '-', '-', '-', '-', '-']);
-    } else {
-      rows.push([
-        `webhook fan-out (${f.recordings} x ${f.webhooks})`,
-        'service',
-        `${fixed(f.deliveriesPerSecond)} dlv/s`,
-        fixed(f.p50),
-        `${f.censored > 0 ? '>=' : ''}${fixed(f.p99)}`,
-        '-',
-        '-',
-        f.commandsPerIngest === null ? '-' : `${fixed(f.commandsPerIngest, 1)}/ingest`,
-        fixed(f.peakRssMb, 0),
-        `${f.late} late, ${f.lost} lost`,
-        '-',
-      ]);
+      rows.push([name, `skipped: ${f.reason}`, '-', '-', '-', '-', '-', '-', '-', '-', '-']);
+      continue;
     }
+    rows.push([
+      name,
+      'service',
+      `${fixed(f.deliveriesPerSecond)} dlv/s`,
+      fixed(f.p50),
+      `${f.censored > 0 ? '>=' : ''}${fixed(f.p99)}`,
+      '-',
+      '-',
+      f.commandsPerIngest === null ? '-' : `${fixed(f.commandsPerIngest, 1)}/ingest`,
+      fixed(f.peakRssMb, 0),
+      `${f.late} late, ${f.lost} lost`,
+      '-',
+    ]);
   }
-  out.push(table(rows));
-  out.push('');
-  for (const s of report.scenarios) {
-    out.push(`  ${s.name}: ${s.request.method} ${s.request.path} — ${s.responseBytes} bytes; direct vs service: ${s.equality}`);
-  }
-  if (f && f.status === 'measured') {
+
+  for (const f of report.fanout.filter((phase) => phase.status === 'measured')) {
     out.push(
-      `  webhook fan-out: ingested ${f.ingested}/${f.recordings} in ${fixed(f.ingestSeconds)} s (${fixed(f.ingestPerSecond)}/s), ` +
+      `  webhook fan-out, ${f.phase}: ingested ${f.ingested}/${f.recordings} in ${fixed(f.ingestSeconds)} s (${fixed(f.ingestPerSecond)}/s), ` +
         `${f.delivered}/${f.expected} events delivered (${f.late} pending at the deadline, ${f.lost} lost), ` +
         `${f.duplicates} duplicates, ${f.badSignatures} bad signatures, max latency ${f.censored > 0 ? '>= ' : ''}${fixed(f.max)} ms` +
         (f.commandsPerDelivery === null ? '' : `, ${fixed(f.commandsPerDelivery, 1)} commands per delivery (worker)`),
@@ -196,15 +199,20 @@ export function compareReports(aPath: string, bPath: string): string {
       ]);
     }
   }
-  if (a.fanout?.status === 'measured' || b.fanout?.status === 'measured') {
+  for (const phase of ['steady', 'burst'] as const) {
+    // Reports written before the phases existed hold one fan-out object.
+    const of = (r: BenchReport) => [r.fanout].flat().find((f) => f && (f.phase ?? 'burst') === phase);
+    const fa = of(a);
+    const fb = of(b);
+    if (fa?.status !== 'measured' && fb?.status !== 'measured') continue;
     rows.push([
-      'webhook fan-out',
+      `webhook fan-out, ${phase}`,
       'service',
-      fixed(a.fanout?.deliveriesPerSecond),
-      fixed(b.fanout?.deliveriesPerSecond),
-      delta(a.fanout?.deliveriesPerSecond, b.fanout?.deliveriesPerSecond),
-      fixed(a.fanout?.p99),
-      fixed(b.fanout?.p99),
+      fixed(fa?.deliveriesPerSecond),
+      fixed(fb?.deliveriesPerSecond),
+      delta(fa?.deliveriesPerSecond, fb?.deliveriesPerSecond),
+      fixed(fa?.p99),
+      fixed(fb?.p99),
       '-',
       '-',
     ]);
