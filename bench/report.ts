@@ -53,7 +53,6 @@ export interface BenchReport {
   };
   options: Record<string, unknown>;
   dataset: Record<string, unknown>;
-  service: Record<string, unknown>;
   scenarios: ScenarioReport[];
   pageSizes: {
     target: Target;

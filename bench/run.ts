@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: seeds a generated dataset into an embedded engine running in its own process,
  * starts the service (and the two baselines) in their own processes, and drives each over
- * loopback with autocannon at a fixed concurrency. See bench/README.md.
+ * loopback with autocannon at a fixed concurrency. See README.md, "Benchmark and soak".
  *
  *   npm run bench -- --help
  *   npm run bench -- --compare bench/results/a.json bench/results/b.json
@@ -242,11 +242,11 @@ async function main(): Promise<number> {
     );
     const ceiling = Child.start('ceiling', 'bench/ceiling.ts', {});
     children.push(service, direct, ceiling);
-    const serviceInfo = (await service.ready) as { url: string; appUrl: string; restMountedByApp: boolean };
+    const serviceInfo = (await service.ready) as { url: string; appUrl: string };
     const directInfo = (await direct.ready) as { url: string };
     const ceilingInfo = (await ceiling.ready) as { url: string };
     log(
-      `service: ${serviceInfo.url} (pid ${service.pid})${serviceInfo.restMountedByApp ? '' : ` — REST door mounted by bench/service.ts beside the app (${serviceInfo.appUrl}): src/app.ts does not serve /external/v1 yet`}`,
+      `service: ${serviceInfo.url} (pid ${service.pid})`,
     );
     log(`direct:  ${directInfo.url} (pid ${direct.pid}); ceiling: ${ceilingInfo.url} (pid ${ceiling.pid})`);
     const servers: Record<Target, { url: string; child: Child }> = {
@@ -545,7 +545,6 @@ async function main(): Promise<number> {
         fanout: opts.fanout,
       },
       dataset: { ...opts.dataset, ...loaded },
-      service: { restMountedByApp: serviceInfo.restMountedByApp },
       scenarios: reports,
       pageSizes,
       fanout,
