@@ -84,7 +84,12 @@ export function createGraphQLServer(options: {
       debug: (...args) => logger.debug({ args }, 'yoga'),
       info: (...args) => logger.info({ args }, 'yoga'),
       warn: (...args) => logger.warn({ args }, 'yoga'),
-      error: (...args) => logger.error({ args }, 'yoga'),
+      // Yoga reports a client's bad request (a syntax error, an unknown field, a refused key) as an
+      // error; for us it is not one. Anything else is, with its message and stack.
+      error: (...args) =>
+        args.every((a) => domainErrorOf(a) || (a instanceof GraphQLError && isClientFacing(a)))
+          ? logger.debug({ errors: args.map((a) => (a as Error).message) }, 'graphql request refused')
+          : logger.error({ err: args.find((a) => a instanceof Error), args: args.map(String) }, 'yoga'),
     },
     cors:
       options.corsOrigins.length > 0
