@@ -155,7 +155,8 @@ export const highlightSchema = z
 
 export const meetingSchema = z
   .strictObject({
-    recording_id: z.number().int().positive(),
+    /** At most 2^31 - 1: the API serves it as a GraphQL Int, which has 32 bits. */
+    recording_id: z.number().int().positive().max(2_147_483_647),
     recorded_by: email,
     title: text,
     meeting_title: text.nullable(),

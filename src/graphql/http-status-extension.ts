@@ -1,21 +1,74 @@
 /**
  * Yoga uses `extensions.http` of errors to pick the response status and then strips it from the
  * body. Clients of this API may rely on `extensions.http.status` (it says so in the README), so
- * this plugin puts it back when the result is serialised.
+ * this plugin puts it back when the result is serialised, and makes sure it is the status of the
+ * response and that every refusal of the HTTP layer is such an error:
+ *
+ * - Yoga marks parse, validation and missing-query errors as "spec" errors and answers them 200
+ *   when the client accepts application/json; here they set their status like every other error.
+ * - Query parameters `variables` / `extensions` that are not JSON (GET, form bodies) make Yoga's
+ *   parser throw a bare SyntaxError, which masking turned into a 500; it is a 400 BAD_REQUEST.
+ * - An unsupported content type (415) and an unacceptable Accept (406) were empty responses; they
+ *   are errors with a code too.
  */
-import type { ExecutionResult, GraphQLError } from 'graphql';
+import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 type Serialisable = ExecutionResult & { stringify?: (result: ExecutionResult) => string };
 
+function requestError(message: string, status: number): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status } } });
+}
+
 export function exposeHttpStatus(): Plugin {
   return {
-    onResultProcess({ result }) {
+    onRequestParse({ requestParser, setRequestParser }) {
+      // Yoga's own parsers are chosen before this plugin's hook runs; none means the content type is not one.
+      if (!requestParser) {
+        // Thrown when parsing (after every hook), so a refused method still answers 405 first.
+        setRequestParser(() => {
+          throw requestError(
+            'Unsupported content type: send application/json (or GET with query parameters).',
+            415,
+          );
+        });
+        return;
+      }
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request);
+        } catch (error) {
+          if (error instanceof SyntaxError)
+            throw requestError('The variables or extensions parameter is not valid JSON.', 400);
+          throw error;
+        }
+      });
+    },
+    onResultProcess({ result, resultProcessor, acceptableMediaTypes, setResultProcessor }) {
+      if (!resultProcessor) {
+        const acceptable = [...new Set(acceptableMediaTypes)].join(', ');
+        setResultProcessor((unanswered, fetchAPI) => {
+          // A subscription that cannot be streamed to this client ends here.
+          if (Symbol.asyncIterator in unanswered)
+            unanswered[Symbol.asyncIterator]()
+              .return?.()
+              ?.catch(() => {});
+          const error = requestError(`Not acceptable: this operation can be answered as ${acceptable}.`, 406);
+          return new fetchAPI.Response(JSON.stringify({ errors: [error.toJSON()] }), {
+            status: 406,
+            headers: { 'content-type': 'application/json; charset=utf-8', accept: acceptable },
+          });
+        }, 'application/json');
+        return;
+      }
       if (Array.isArray(result) || !result || typeof result !== 'object' || !('errors' in result)) return;
       const original = result as Serialisable;
-      const statuses = (original.errors ?? []).map(
-        (e) => (e.extensions?.http as { status?: number } | undefined)?.status,
-      );
+      const statuses = (original.errors ?? []).map((e) => {
+        const http = e.extensions?.http as { status?: number; spec?: boolean } | undefined;
+        // Without `spec`, Yoga answers with the error's status whatever media type was accepted.
+        if (http?.spec) http.spec = false;
+        return http?.status;
+      });
       if (!statuses.some((s) => s !== undefined)) return;
       original.stringify = (sanitised) =>
         JSON.stringify({
