@@ -1,11 +1,10 @@
 /**
  * Yoga uses `extensions.http` of errors to pick the response status and then strips it from the
  * body. Clients of this API may rely on `extensions.http.status` (it says so in the README), so
- * this plugin puts it back when the result is serialised, and makes sure it is the status of the
- * response and that every refusal of the HTTP layer is such an error:
+ * this plugin puts it back when the result is serialised (for a document that does not parse or
+ * validate, sent by a client accepting application/json, Yoga answers 200 as GraphQL over HTTP
+ * prescribes: the README says so). It also makes every refusal of the HTTP layer such an error:
  *
- * - Yoga marks parse, validation and missing-query errors as "spec" errors and answers them 200
- *   when the client accepts application/json; here they set their status like every other error.
  * - Query parameters `variables` / `extensions` that are not JSON (GET, form bodies) make Yoga's
  *   parser throw a bare SyntaxError, which masking turned into a 500; it is a 400 BAD_REQUEST.
  * - An unsupported content type (415) and an unacceptable Accept (406) were empty responses; they
@@ -63,12 +62,9 @@ export function exposeHttpStatus(): Plugin {
       }
       if (Array.isArray(result) || !result || typeof result !== 'object' || !('errors' in result)) return;
       const original = result as Serialisable;
-      const statuses = (original.errors ?? []).map((e) => {
-        const http = e.extensions?.http as { status?: number; spec?: boolean } | undefined;
-        // Without `spec`, Yoga answers with the error's status whatever media type was accepted.
-        if (http?.spec) http.spec = false;
-        return http?.status;
-      });
+      const statuses = (original.errors ?? []).map(
+        (e) => (e.extensions?.http as { status?: number } | undefined)?.status,
+      );
       if (!statuses.some((s) => s !== undefined)) return;
       original.stringify = (sanitised) =>
         JSON.stringify({

@@ -187,6 +187,14 @@ const statusOfCode: Record<string, number> = {
   OPERATION_RESOLUTION_FAILURE: 400,
 };
 
+/** Codes of a document refused before execution: it does not parse or validate (Armor's limits are validation rules). */
+const documentCodes = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+]);
+
 /** What must never reach a client: stack frames, file paths, driver errors, raw runtime errors. */
 const leaks: readonly RegExp[] = [
   /\n\s+at \S/,
@@ -294,8 +302,17 @@ export function checkGraphQLAnswer(res: RawResponse, method: string, what: strin
     }
   }
   const expected = statuses.length > 0 ? Math.max(...statuses) : 200;
+  // README: a client accepting application/json gets 200 for a document that does not parse or
+  // validate (GraphQL over HTTP), extensions.http.status still 400; Yoga does so for a missing query too.
+  const refusedDocument =
+    /^application\/json/i.test(type) &&
+    payloads.every(
+      (p) =>
+        !('data' in p) &&
+        (p.errors ?? []).every((e) => e.path === undefined && documentCodes.has(String(e.extensions?.code))),
+    );
   // A stream may have been answered 200 before its first event came.
-  if (res.status !== expected && !(streamed && res.status === 200))
+  if (res.status !== expected && !(res.status === 200 && (streamed || refusedDocument)))
     throw new Error(`status ${res.status}, but the errors say ${expected}: ${where}`);
   if (res.status >= 400 && statuses.length === 0) throw new Error(`an error status without errors: ${where}`);
   return payloads;
