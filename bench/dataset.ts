@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { ObjectId } from 'mongodb';
-import { type DatasetInput, loadDataset } from '../seeds/index.js';
 import { type MeetingSeed, meetingSchema } from '../seeds/format.js';
+import { type DatasetInput, loadDataset } from '../seeds/index.js';
 import { Random } from '../seeds/random.js';
 import type { Collections } from '../src/db/collections.js';
 import type { MeetingDoc } from '../src/db/documents.js';
@@ -44,12 +44,34 @@ const DAY = 86_400_000;
 export const FIRST_RECORDING_ID = 500_001;
 
 export const TEAMS = ['Sales', 'Engineering', 'Support', 'Marketing', 'Success', 'Product', 'Finance', 'Ops'];
-const FIRST = ['Ada', 'Ben', 'Cleo', 'Dev', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lea', 'Mo', 'Nia'];
+const FIRST = [
+  'Ada',
+  'Ben',
+  'Cleo',
+  'Dev',
+  'Eli',
+  'Fay',
+  'Gus',
+  'Hana',
+  'Ivo',
+  'Jun',
+  'Kai',
+  'Lea',
+  'Mo',
+  'Nia',
+];
 const LAST = ['Stone', 'Reyes', 'Okafor', 'Lind', 'Moreau', 'Sato', 'Kowal', 'Berg', 'Haas', 'Iyer', 'Quinn'];
 const USER_COUNT = 40;
 const CUSTOMER_COUNT = 30;
 const CONTACTS_PER_CUSTOMER = 6;
-const TYPES = ['Discovery Call', 'Product Demo', 'Sprint Review', 'Customer Support', 'Quarterly Review', 'Sync'];
+const TYPES = [
+  'Discovery Call',
+  'Product Demo',
+  'Sprint Review',
+  'Customer Support',
+  'Quarterly Review',
+  'Sync',
+];
 const WORDS = (
   'the we our customer export release plan team data report pricing contract renewal budget quarter ' +
   'timeline integration dashboard feedback onboarding migration index query latency webhook summary ' +
@@ -87,13 +109,16 @@ export const benchAdmin = benchUsers[0]!;
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 const customerDomain = (k: number) => `customer${k}.test`;
 const contactEmail = (k: number, j: number) => `contact${j}@${customerDomain(k)}`;
-const contactName = (k: number, j: number) => `${FIRST[(k + j) % FIRST.length]} ${LAST[(k * 3 + j) % LAST.length]}`;
+const contactName = (k: number, j: number) =>
+  `${FIRST[(k + j) % FIRST.length]} ${LAST[(k * 3 + j) % LAST.length]}`;
 
 /** Everything but the meetings, in the seed format. */
 export function baseDataset(): DatasetInput {
   const created = iso(BASE - 400 * DAY);
   return {
-    organisations: [{ slug: ORG, name: 'Bench Co', domains: [ORG_DOMAIN], plan: 'team', created_at: created }],
+    organisations: [
+      { slug: ORG, name: 'Bench Co', domains: [ORG_DOMAIN], plan: 'team', created_at: created },
+    ],
     teams: TEAMS.map((name) => ({ organisation: ORG, name, created_at: created })),
     users: benchUsers.map((u, i) => ({
       organisation: ORG,
@@ -104,8 +129,14 @@ export function baseDataset(): DatasetInput {
       created_at: created,
       permissions:
         i === 0
-          ? { settings_access: { level: 'account_admin', teams: [] }, view_access: { level: 'all_teams', teams: [] } }
-          : { settings_access: { level: 'none', teams: [] }, view_access: { level: 'team', teams: [u.team] } },
+          ? {
+              settings_access: { level: 'account_admin', teams: [] },
+              view_access: { level: 'all_teams', teams: [] },
+            }
+          : {
+              settings_access: { level: 'none', teams: [] },
+              view_access: { level: 'team', teams: [u.team] },
+            },
     })),
     api_keys: benchUsers.map((u) => ({ user: u.email, key: u.apiKey, kind: 'api_key', label: 'bench' })),
     meeting_types: TYPES.map((name) => ({ organisation: ORG, name, status: 'active', created_at: created })),
@@ -164,7 +195,12 @@ export interface MeetingShape {
  * Meeting number `index` (recording id FIRST_RECORDING_ID + index, recorded later as the index
  * grows) in the seed meeting format. The same index and seed give the same meeting.
  */
-export function generateMeeting(seed: number, index: number, count: number, shape: MeetingShape): MeetingSeed {
+export function generateMeeting(
+  seed: number,
+  index: number,
+  count: number,
+  shape: MeetingShape,
+): MeetingSeed {
   const rng = new Random(seed * 1_000_003 + index);
   const recorder = shape.recorder ?? rng.pick(benchUsers);
   const customer = rng.int(0, CUSTOMER_COUNT - 1);
@@ -256,7 +292,11 @@ function drawSharing(rng: Random, recorder: BenchUser): MeetingSeed['sharing'] {
     case 'all':
       return { users: [], teams: [], all_teams: true };
     case 'teams':
-      return { users: others().map((u) => u.email), teams: rng.sample(TEAMS, rng.int(1, 2)), all_teams: false };
+      return {
+        users: others().map((u) => u.email),
+        teams: rng.sample(TEAMS, rng.int(1, 2)),
+        all_teams: false,
+      };
     default:
       return { users: others().map((u) => u.email), teams: [], all_teams: false };
   }
@@ -350,7 +390,8 @@ export async function loadBenchDataset(
   // The first meeting goes through the one write path; the bulk path must write the same document.
   const first = generateMeeting(options.seed, 0, options.meetings, shape);
   const checked = meetingSchema.safeParse(first);
-  if (!checked.success) throw new Error(`generated meeting is not in the seed format: ${checked.error.message}`);
+  if (!checked.success)
+    throw new Error(`generated meeting is not in the seed format: ${checked.error.message}`);
   const stored = await storeRecording(collections, recordingInputOf(checked.data));
   const { _id, contentReadyAt, ...storedFields } = stored.meeting;
   const { contentReadyAt: _r, ...bulkFields } = meetingFields(checked.data, refs, contentReadyAt!);
@@ -419,4 +460,3 @@ export async function loadBenchDataset(
     seconds: (performance.now() - started) / 1000,
   };
 }
-

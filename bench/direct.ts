@@ -99,12 +99,16 @@ async function pageData(
       (list) => collections.meetingTypes.find({ _id: { $in: list } }).toArray(),
       meetings.map((m) => m.meetingTypeId),
     ),
-    include.transcript && ids.length ? contentByRecording(collections.transcripts, ids) : none<TranscriptDoc>(),
+    include.transcript && ids.length
+      ? contentByRecording(collections.transcripts, ids)
+      : none<TranscriptDoc>(),
     include.summary && ids.length ? contentByRecording(collections.summaries, ids) : none<SummaryDoc>(),
     include.actionItems && ids.length
       ? contentByRecording(collections.actionItems, ids)
       : none<ActionItemsDoc>(),
-    include.highlights && ids.length ? contentByRecording(collections.highlights, ids) : none<HighlightsDoc>(),
+    include.highlights && ids.length
+      ? contentByRecording(collections.highlights, ids)
+      : none<HighlightsDoc>(),
     include.crmMatches && ids.length
       ? crmConnectionOf(collections, viewer.user).then((c) => crmMatchesFor(collections, c, meetings))
       : Promise.resolve([]),
@@ -124,7 +128,10 @@ function playbackUrl(meetingUrl: string, timestamp: string): string {
 
 function matchedSpeaker(transcript: TranscriptDoc | null, email: string | null): string | null {
   if (!email) return null;
-  return transcript?.entries.find((e) => e.speaker.matchedCalendarInviteeEmail === email)?.speaker.displayName ?? null;
+  return (
+    transcript?.entries.find((e) => e.speaker.matchedCalendarInviteeEmail === email)?.speaker.displayName ??
+    null
+  );
 }
 
 // ---------------------------------------------------------------- REST shape (snake_case)
@@ -155,7 +162,9 @@ function restMeeting(data: PageData, i: number, include: Includes) {
       email: invitee.email,
       email_domain: invitee.emailDomain,
       is_external: invitee.isExternal,
-      ...(include.transcript ? { matched_speaker_display_name: matchedSpeaker(transcript, invitee.email) } : {}),
+      ...(include.transcript
+        ? { matched_speaker_display_name: matchedSpeaker(transcript, invitee.email) }
+        : {}),
     })),
     recorded_by: {
       name: recorder?.name ?? email,
@@ -327,7 +336,12 @@ class HttpError extends Error {
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const payload = JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',

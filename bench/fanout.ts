@@ -94,7 +94,11 @@ export async function missingMachinery(url: string, apiKey: string): Promise<str
   const needed = ['INGEST_TOKEN_SHA256', 'EGRESS_ALLOW_CIDRS', 'DELIVERY_WORKER'];
   const missingVariables = needed.filter((v) => !(v in variables));
   if (missingVariables.length > 0) return `configuration lacks ${missingVariables.join(', ')}`;
-  const answer = await graphql(url, { 'x-api-key': apiKey }, '{ __type(name: "Mutation") { fields { name } } }');
+  const answer = await graphql(
+    url,
+    { 'x-api-key': apiKey },
+    '{ __type(name: "Mutation") { fields { name } } }',
+  );
   const fields = new Set<string>(
     (answer.data?.__type?.fields ?? []).map((f: { name: string }) => f.name as string),
   );
@@ -280,7 +284,8 @@ export async function runFanout(
         if (typeof queued === 'number') expected += queued;
         else {
           ingestErrors++;
-          if (ingestErrors <= 3) log(`    ingest failed: ${JSON.stringify(answer.errors ?? answer).slice(0, 300)}`);
+          if (ingestErrors <= 3)
+            log(`    ingest failed: ${JSON.stringify(answer.errors ?? answer).slice(0, 300)}`);
         }
       }
     };

@@ -151,7 +151,9 @@ export function formatReport(report: BenchReport): string {
       `  webhook fan-out, ${f.phase}: ingested ${f.ingested}/${f.recordings} in ${fixed(f.ingestSeconds)} s (${fixed(f.ingestPerSecond)}/s), ` +
         `${f.delivered}/${f.expected} events delivered (${f.late} pending at the deadline, ${f.lost} lost), ` +
         `${f.duplicates} duplicates, ${f.badSignatures} bad signatures, max latency ${f.censored > 0 ? '>= ' : ''}${fixed(f.max)} ms` +
-        (f.commandsPerDelivery === null ? '' : `, ${fixed(f.commandsPerDelivery, 1)} commands per delivery (worker)`),
+        (f.commandsPerDelivery === null
+          ? ''
+          : `, ${fixed(f.commandsPerDelivery, 1)} commands per delivery (worker)`),
     );
   }
   if (report.pageSizes.length > 0) {
@@ -177,8 +179,12 @@ export function compareReports(aPath: string, bPath: string): string {
   const a = JSON.parse(readFileSync(aPath, 'utf8')) as BenchReport;
   const b = JSON.parse(readFileSync(bPath, 'utf8')) as BenchReport;
   const delta = (x: number | undefined, y: number | undefined) =>
-    x && y && Number.isFinite(x) && Number.isFinite(y) ? `${y >= x ? '+' : ''}${(((y - x) / x) * 100).toFixed(1)}%` : '-';
-  const rows: string[][] = [['scenario', 'served by', 'req/s a', 'req/s b', 'Δ', 'p99 a', 'p99 b', 'cmds a', 'cmds b']];
+    x && y && Number.isFinite(x) && Number.isFinite(y)
+      ? `${y >= x ? '+' : ''}${(((y - x) / x) * 100).toFixed(1)}%`
+      : '-';
+  const rows: string[][] = [
+    ['scenario', 'served by', 'req/s a', 'req/s b', 'Δ', 'p99 a', 'p99 b', 'cmds a', 'cmds b'],
+  ];
   for (const sb of b.scenarios) {
     const sa = a.scenarios.find((s) => s.id === sb.id);
     for (const target of ['service', 'direct', 'ceiling'] as const) {

@@ -105,7 +105,8 @@ function options() {
     maxEntries: int('max-entries', defaultDatasetOptions.maxEntries),
     seed: int('seed', defaultDatasetOptions.seed),
   };
-  if (dataset.maxEntries < dataset.minEntries) throw new Error('--max-entries must be at least --min-entries');
+  if (dataset.maxEntries < dataset.minEntries)
+    throw new Error('--max-entries must be at least --min-entries');
   if (dataset.meetings < 100) throw new Error('--meetings must be at least 100 (pages of 100 are measured)');
   const burst: FanoutOptions = {
     recordings: int('fanout-recordings'),
@@ -233,7 +234,10 @@ async function main(): Promise<number> {
     };
     const profile = (name: string) =>
       opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, name)}`] : [];
-    const service = Child.start('service', 'bench/service.ts', env, { quiet: true, nodeArgs: profile('service') });
+    const service = Child.start('service', 'bench/service.ts', env, {
+      quiet: true,
+      nodeArgs: profile('service'),
+    });
     const direct = Child.start(
       'direct',
       'bench/baselines.ts',
@@ -245,9 +249,7 @@ async function main(): Promise<number> {
     const serviceInfo = (await service.ready) as { url: string; appUrl: string };
     const directInfo = (await direct.ready) as { url: string };
     const ceilingInfo = (await ceiling.ready) as { url: string };
-    log(
-      `service: ${serviceInfo.url} (pid ${service.pid})`,
-    );
+    log(`service: ${serviceInfo.url} (pid ${service.pid})`);
     log(`direct:  ${directInfo.url} (pid ${direct.pid}); ceiling: ${ceilingInfo.url} (pid ${ceiling.pid})`);
     const servers: Record<Target, { url: string; child: Child }> = {
       service: { url: serviceInfo.url, child: service },
@@ -309,7 +311,8 @@ async function main(): Promise<number> {
       const after = await child.stats();
       const byName: Record<string, number> = {};
       for (const [name, n] of Object.entries(after.commandsByName))
-        if (n !== (before.commandsByName[name] ?? 0)) byName[name] = (n - (before.commandsByName[name] ?? 0)) / times;
+        if (n !== (before.commandsByName[name] ?? 0))
+          byName[name] = (n - (before.commandsByName[name] ?? 0)) / times;
       return { perRequest: (after.commands - before.commands) / times, byName };
     }
 
@@ -319,14 +322,24 @@ async function main(): Promise<number> {
       const fromService = await fetchOnce(servers.service.url, scenario.request);
       const fromDirect = await fetchOnce(servers.direct.url, scenario.request);
       if (fromService.status !== 200)
-        throw new Error(`the service answered ${fromService.status}: ${fromService.body.toString().slice(0, 500)}`);
+        throw new Error(
+          `the service answered ${fromService.status}: ${fromService.body.toString().slice(0, 500)}`,
+        );
       let equality: string;
       if (fromService.body.equals(fromDirect.body)) equality = 'byte-identical';
       else {
-        const difference = firstDifference(JSON.parse(fromService.body.toString()), JSON.parse(fromDirect.body.toString()));
-        equality = difference === '$: key order' || difference === '' ? 'deep-equal (key order differs)' : `MISMATCH at ${difference}`;
+        const difference = firstDifference(
+          JSON.parse(fromService.body.toString()),
+          JSON.parse(fromDirect.body.toString()),
+        );
+        equality =
+          difference === '$: key order' || difference === ''
+            ? 'deep-equal (key order differs)'
+            : `MISMATCH at ${difference}`;
         if (equality.startsWith('MISMATCH'))
-          problems.push(`${scenario.name}: the direct baseline does not answer like the service (${difference}); its ratio is not comparable`);
+          problems.push(
+            `${scenario.name}: the direct baseline does not answer like the service (${difference}); its ratio is not comparable`,
+          );
       }
       log(`  ${fromService.body.length} bytes; direct vs service: ${equality}`);
       if (opts.dump) {
@@ -345,13 +358,18 @@ async function main(): Promise<number> {
       const results: Partial<Record<Target, Measurement>> = {};
       for (const target of ['service', 'direct', 'ceiling'] as const) {
         const { url, child } = servers[target];
-        if (opts.warmup > 0) await runLoad(url, scenario.request, { connections: opts.connections, seconds: opts.warmup });
+        if (opts.warmup > 0)
+          await runLoad(url, scenario.request, { connections: opts.connections, seconds: opts.warmup });
         const peak = sampleRss([child.pid]);
         const [serverBefore, engineBefore] = await Promise.all([child.stats(), engine.stats()]);
-        const load = await runLoad(url, scenario.request, { connections: opts.connections, seconds: opts.duration });
+        const load = await runLoad(url, scenario.request, {
+          connections: opts.connections,
+          seconds: opts.duration,
+        });
         const [serverAfter, engineAfter] = await Promise.all([child.stats(), engine.stats()]);
         const [peakRss] = peak();
-        const perRequest = (before: number, after: number) => (load.requests > 0 ? (after - before) / load.requests : 0);
+        const perRequest = (before: number, after: number) =>
+          load.requests > 0 ? (after - before) / load.requests : 0;
         const commands = await commandsPerRequest(target, scenario.request);
         results[target] = {
           rps: load.rps,
@@ -369,7 +387,10 @@ async function main(): Promise<number> {
           timeouts: load.timeouts,
         };
         const bad = load.status['3xx'] + load.status['4xx'] + load.status['5xx'] + load.errors;
-        if (bad > 0) problems.push(`${scenario.name} / ${target}: ${bad} responses were not 2xx (${JSON.stringify(load.status)}, ${load.errors} errors)`);
+        if (bad > 0)
+          problems.push(
+            `${scenario.name} / ${target}: ${bad} responses were not 2xx (${JSON.stringify(load.status)}, ${load.errors} errors)`,
+          );
         log(
           `  ${target.padEnd(8)} ${load.rps.toFixed(1).padStart(8)} req/s  p50 ${load.p50.toFixed(1)} ms  p99 ${load.p99.toFixed(1)} ms  ` +
             `${commands === null ? '-' : commands.perRequest.toFixed(1)} cmds/req  peak RSS ${mb(peakRss!).toFixed(0)} MB  ` +
@@ -464,7 +485,9 @@ async function main(): Promise<number> {
         peakRssMb: mb(peakRss!),
         commandsPerIngest: result.recordings > 0 ? appCommands / result.recordings : null,
         commandsPerDelivery:
-          result.delivered > 0 && allCommands > appCommands ? (allCommands - appCommands) / result.delivered : null,
+          result.delivered > 0 && allCommands > appCommands
+            ? (allCommands - appCommands) / result.delivered
+            : null,
       });
       log(
         `  ${result.delivered}/${result.expected} delivered (${result.late} still pending at the deadline, ${result.lost} lost; outbox ${JSON.stringify(result.outbox)}), ` +
@@ -474,10 +497,13 @@ async function main(): Promise<number> {
         problems.push(
           `${label}: only ${result.ingested} of ${result.recordings} recordings were ingested within ${phase.timeoutSeconds} s`,
         );
-      if (result.late > 0) problems.push(`${label}: ${result.late} events were still pending after ${phase.timeoutSeconds} s`);
+      if (result.late > 0)
+        problems.push(`${label}: ${result.late} events were still pending after ${phase.timeoutSeconds} s`);
       if (result.lost > 0) problems.push(`${label}: ${result.lost} of ${result.expected} events were lost`);
-      if (result.duplicates > 0) problems.push(`${label}: ${result.duplicates} events arrived more than once`);
-      if (result.badSignatures > 0) problems.push(`${label}: ${result.badSignatures} bad signatures or bodies`);
+      if (result.duplicates > 0)
+        problems.push(`${label}: ${result.duplicates} events arrived more than once`);
+      if (result.badSignatures > 0)
+        problems.push(`${label}: ${result.badSignatures} bad signatures or bodies`);
       if (result.ingestErrors > 0) problems.push(`${label}: ${result.ingestErrors} ingestions failed`);
     }
 
@@ -574,7 +600,9 @@ function fixedMb(bytes: number | null): string {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(2);
   },
 );

@@ -171,30 +171,48 @@ export async function buildBody(
   switch (message.kind) {
     case 'webhook_event': {
       if (!webhook) return null;
-      const meeting = await restMeetingAs(collections, principal, recordingId, {
-        transcript: webhook.includeTranscript,
-        summary: webhook.includeSummary,
-        actionItems: webhook.includeActionItems,
-        crmMatches: webhook.includeCrmMatches,
-      }, loaders);
+      const meeting = await restMeetingAs(
+        collections,
+        principal,
+        recordingId,
+        {
+          transcript: webhook.includeTranscript,
+          summary: webhook.includeSummary,
+          actionItems: webhook.includeActionItems,
+          crmMatches: webhook.includeCrmMatches,
+        },
+        loaders,
+      );
       return meeting && JSON.stringify(meeting);
     }
     case 'transcript_delivery': {
-      const meeting = await restMeetingAs(collections, principal, recordingId, {
-        transcript: true,
-        summary: false,
-        actionItems: false,
-        crmMatches: false,
-      }, loaders);
+      const meeting = await restMeetingAs(
+        collections,
+        principal,
+        recordingId,
+        {
+          transcript: true,
+          summary: false,
+          actionItems: false,
+          crmMatches: false,
+        },
+        loaders,
+      );
       return meeting && JSON.stringify({ transcript: meeting.transcript ?? [], recording_id: recordingId });
     }
     case 'summary_delivery': {
-      const meeting = await restMeetingAs(collections, principal, recordingId, {
-        transcript: false,
-        summary: true,
-        actionItems: false,
-        crmMatches: false,
-      }, loaders);
+      const meeting = await restMeetingAs(
+        collections,
+        principal,
+        recordingId,
+        {
+          transcript: false,
+          summary: true,
+          actionItems: false,
+          crmMatches: false,
+        },
+        loaders,
+      );
       return (
         meeting && JSON.stringify({ summary: meeting.default_summary ?? null, recording_id: recordingId })
       );

@@ -9,9 +9,9 @@ import type { Collections } from '../db/collections.js';
 import type { OutboxDoc } from '../db/documents.js';
 import { DomainError } from './errors.js';
 import { findMeeting } from './meetings.js';
+import { outboxHasWork } from './outbox-signal.js';
 import { requireDestinationUrl } from './urls.js';
 import type { Viewer } from './viewer.js';
-import { outboxHasWork } from './outbox-signal.js';
 
 export type DeliveryContent = 'transcript' | 'summary';
 

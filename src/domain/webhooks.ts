@@ -9,9 +9,9 @@ import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, TriggeredFor, WebhookDoc } from '../db/documents.js';
 import { checkedDestination, type DestinationCheck } from './deliveries.js';
 import { DomainError } from './errors.js';
+import { outboxHasWork } from './outbox-signal.js';
 import { findPage, Keyset, type Page, type PageRequest } from './pagination.js';
 import type { Viewer } from './viewer.js';
-import { outboxHasWork } from './outbox-signal.js';
 
 export interface WebhookInput {
   destinationUrl: string;

@@ -10,8 +10,8 @@ import type { Collections } from '../db/collections.js';
 import type { RateLimitPolicy } from '../domain/rate-limits.js';
 import { authenticate, presentedCredential } from '../domain/viewer.js';
 import type { Logger } from '../logger.js';
-import type { GraphQLContext } from './context.js';
 import { compiledExecution } from './compiled-execution.js';
+import type { GraphQLContext } from './context.js';
 import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
 import { exposeHttpStatus } from './http-status-extension.js';
 import { type InProcessCaller, inProcessResult } from './in-process-result.js';
@@ -19,6 +19,7 @@ import { armor } from './limits.js';
 import { createLoaders } from './loaders.js';
 import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
+import { subscriptionRootRule } from './subscription-root-rule.js';
 
 export interface ServerContext extends InProcessCaller {
   requestId?: string;
@@ -116,10 +117,12 @@ export function createGraphQLServer(options: {
     renderGraphiQL, // GraphiQL bundled into the page: no CDN needed
     plugins: [
       armor(),
+      subscriptionRootRule(),
       rateLimit(collections, options.rateLimits),
       compiledExecution({
         onCompiled: (operationName) => logger.debug({ operationName }, 'query compiled'),
-        onCompileError: (errors) => logger.warn({ errors }, 'graphql-jit could not compile a query; interpreting it'),
+        onCompileError: (errors) =>
+          logger.warn({ errors }, 'graphql-jit could not compile a query; interpreting it'),
       }),
       exposeHttpStatus(),
       inProcessResult(),

@@ -194,14 +194,23 @@ describe('unique indexes', () => {
     ];
     await c.insertMany(docs as never[]);
     const ids = async (filter: object, sort: object = { _id: 1 }) =>
-      (await c.find(filter).sort(sort as never).toArray()).map((d) => d._id);
+      (
+        await c
+          .find(filter)
+          .sort(sort as never)
+          .toArray()
+      ).map((d) => d._id);
     const before = [
       await ids({ status: 'pending' }),
       await ids({ status: { $in: ['late', 'done'] } }),
       await ids({ status: 'pending', at: { $lte: 3 } }, { at: 1 }),
     ];
     await c.createIndex({ status: 1, at: 1 });
-    expect(before).toEqual([[1, 3, 5, 6], [2, 3], [3, 1]]);
+    expect(before).toEqual([
+      [1, 3, 5, 6],
+      [2, 3],
+      [3, 1],
+    ]);
     expect(await ids({ status: 'pending' })).toEqual(before[0]);
     expect(await ids({ status: { $in: ['late', 'done'] } })).toEqual(before[1]);
     expect(await ids({ status: 'pending', at: { $lte: 3 } }, { at: 1 })).toEqual(before[2]);

@@ -20,8 +20,8 @@ import {
   percentEncode,
   send,
   sendRaw,
-  staysLocal,
   startFuzzApp,
+  staysLocal,
 } from './support.js';
 
 const PREFIX = '/external/v1';
@@ -67,14 +67,23 @@ const routePath = fc
 /** Query pairs: the route's own parameter names (in their [] and %5B%5D forms too) and others. */
 function queryFor(names: string[]) {
   const name = fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom('limit', ...names, ...names.map((n) => n.replace('[]', '%5B%5D'))) },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom('limit', ...names, ...names.map((n) => n.replace('[]', '%5B%5D'))),
+    },
     fc.constantFrom('limit', 'cursor', 'include_transcript', 'destination_url', 'x[]', '__proto__', ''),
     nastyString.chain(inTarget),
   );
   const value = fc.oneof(
     fc.constantFrom('true', 'false', '10', '1', '100', '101', '0', 'all', 'only_internal', 'acme.test'),
     fc
-      .constantFrom('alice.moreau@acme.test', 'Sales', '2026-06-01T00:00:00+02:00', 'Discovery Call', 'active')
+      .constantFrom(
+        'alice.moreau@acme.test',
+        'Sales',
+        '2026-06-01T00:00:00+02:00',
+        'Discovery Call',
+        'active',
+      )
       .chain(inTarget),
     localishUrl.chain(inTarget),
     nastyString.filter(staysLocal).chain(inTarget),
@@ -92,7 +101,11 @@ async function check(
 ): Promise<number> {
   const res = await send(app.restUrl, { method, path, headers: headers as Record<string, string>, body });
   counted++;
-  checkRestAnswer(res, method, `${method} ${path} ${JSON.stringify(headers).slice(0, 200)} ${body?.slice(0, 200) ?? ''}`);
+  checkRestAnswer(
+    res,
+    method,
+    `${method} ${path} ${JSON.stringify(headers).slice(0, 200)} ${body?.slice(0, 200) ?? ''}`,
+  );
   return res.status;
 }
 
@@ -139,8 +152,28 @@ describe('fuzzing /external/v1', () => {
 
   it('random path segments and methods: never a 5xx, errors as {"error"}', async () => {
     const segment = fc.oneof(
-      fc.constantFrom('meetings', 'recordings', 'transcript', 'summary', 'webhooks', 'teams', 'users', '', '.', '..'),
-      fc.constantFrom('openapi.json', 'team_members', 'meeting_types', '100001', '%2e%2e', '%2F', '%00', ';x'),
+      fc.constantFrom(
+        'meetings',
+        'recordings',
+        'transcript',
+        'summary',
+        'webhooks',
+        'teams',
+        'users',
+        '',
+        '.',
+        '..',
+      ),
+      fc.constantFrom(
+        'openapi.json',
+        'team_members',
+        'meeting_types',
+        '100001',
+        '%2e%2e',
+        '%2F',
+        '%00',
+        ';x',
+      ),
       pathValue,
     );
     // Methods node's HTTP parser accepts (it refuses others before any handler runs: see the raw test).
@@ -174,7 +207,12 @@ describe('fuzzing /external/v1', () => {
   it('random JSON bodies and content types on POST /webhooks (and bodies where none belongs)', async () => {
     const webhookValue = fc.oneof(
       fc.jsonValue({ maxDepth: 2 }),
-      fc.constantFrom(true, false, ['my_recordings'], ['shared_with_me_external_recordings', 'my_recordings']),
+      fc.constantFrom(
+        true,
+        false,
+        ['my_recordings'],
+        ['shared_with_me_external_recordings', 'my_recordings'],
+      ),
       fc.constantFrom(['shared_team_recordings', 'nope'], [], [null], 'my_recordings'),
       localishUrl,
     );
@@ -196,8 +234,18 @@ describe('fuzzing /external/v1', () => {
       fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
       // not JSON
       nastyString,
-      fc.constantFrom('{', '{"destination_url":', '[]', 'null', '{"a":1}{"b":2}', '\uFEFF{}', '{"__proto__":{"x":1}}'),
-      fc.constant(`{"destination_url":"http://127.0.0.1/","triggered_for":["my_recordings"],"x":"${'y'.repeat(70_000)}"}`),
+      fc.constantFrom(
+        '{',
+        '{"destination_url":',
+        '[]',
+        'null',
+        '{"a":1}{"b":2}',
+        '\uFEFF{}',
+        '{"__proto__":{"x":1}}',
+      ),
+      fc.constant(
+        `{"destination_url":"http://127.0.0.1/","triggered_for":["my_recordings"],"x":"${'y'.repeat(70_000)}"}`,
+      ),
       fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
     );
     const contentType = fc.constantFrom(
@@ -215,7 +263,13 @@ describe('fuzzing /external/v1', () => {
       fc.asyncProperty(
         body.filter(staysLocal),
         contentType,
-        fc.constantFrom('POST /webhooks', 'POST /webhooks', 'POST /webhooks', 'DELETE /webhooks/x', 'GET /meetings'),
+        fc.constantFrom(
+          'POST /webhooks',
+          'POST /webhooks',
+          'POST /webhooks',
+          'DELETE /webhooks/x',
+          'GET /meetings',
+        ),
         credential,
         async (text, type, target, headers) => {
           const [method, path] = target.split(' ') as [string, string];
@@ -231,8 +285,16 @@ describe('fuzzing /external/v1', () => {
     const value = nastyString.filter(headerSafe);
     const headers = fc.record(
       {
-        'x-api-key': fc.oneof(value, fc.constant(admin), fc.tuple(fc.constant(admin), value).map((v) => v as never)),
-        authorization: fc.oneof(value, value.map((v) => `Bearer ${v}`), fc.constant('Bearer')),
+        'x-api-key': fc.oneof(
+          value,
+          fc.constant(admin),
+          fc.tuple(fc.constant(admin), value).map((v) => v as never),
+        ),
+        authorization: fc.oneof(
+          value,
+          value.map((v) => `Bearer ${v}`),
+          fc.constant('Bearer'),
+        ),
         accept: fc.oneof(value, fc.constantFrom('application/json', 'text/html', '*/*', 'application/xml')),
         'x-request-id': value,
         'content-type': value,
@@ -273,13 +335,20 @@ describe('fuzzing /external/v1', () => {
     );
     const forged = fc
       .record({
-        l: fc.oneof(fc.constantFrom('meetings', 'teams', 'team_members', 'meeting_types', 'users'), nastyString),
+        l: fc.oneof(
+          fc.constantFrom('meetings', 'teams', 'team_members', 'meeting_types', 'users'),
+          nastyString,
+        ),
         f: fc.oneof(fc.constantFrom(...fingerprints, ''), nastyString),
         v: fc.oneof(fc.array(cursorValue, { maxLength: 4 }), cursorValue),
       })
       .map((body) => Buffer.from(JSON.stringify(body)).toString('base64url'));
     const mutated = fc
-      .tuple(fc.constantFrom(...realCursors), fc.nat(), fc.constantFrom('flip', 'cut', 'append', 'pad', 'std'))
+      .tuple(
+        fc.constantFrom(...realCursors),
+        fc.nat(),
+        fc.constantFrom('flip', 'cut', 'append', 'pad', 'std'),
+      )
       .map(([c, at, how]) => {
         const i = at % c.length;
         if (how === 'flip') return `${c.slice(0, i)}${c[i] === 'A' ? 'B' : 'A'}${c.slice(i + 1)}`;
@@ -298,7 +367,14 @@ describe('fuzzing /external/v1', () => {
     await fc.assert(
       fc.asyncProperty(
         cursor,
-        fc.constantFrom('/meetings', '/meetings?teams[]=Sales', '/teams', '/team_members', '/meeting_types', '/users'),
+        fc.constantFrom(
+          '/meetings',
+          '/meetings?teams[]=Sales',
+          '/teams',
+          '/team_members',
+          '/meeting_types',
+          '/users',
+        ),
         async (c, list) => {
           const path = `${PREFIX}${list}${list.includes('?') ? '&' : '?'}cursor=${percentEncode(c)}`;
           const status = await check('GET', path, { 'x-api-key': admin });
@@ -313,12 +389,18 @@ describe('fuzzing /external/v1', () => {
     const line = fc.oneof(
       fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
       fc
-        .tuple(fc.constantFrom('GET', 'POST', 'G\0T', ''), nastyString, fc.constantFrom('HTTP/1.1', 'HTTP/9.9', ''))
+        .tuple(
+          fc.constantFrom('GET', 'POST', 'G\0T', ''),
+          nastyString,
+          fc.constantFrom('HTTP/1.1', 'HTTP/9.9', ''),
+        )
         .map(([m, target, v]) =>
           Buffer.from(`${m} ${PREFIX}/${target} ${v}\r\nHost: x\r\nX-Api-Key: ${admin}\r\n\r\n`, 'utf8'),
         ),
       nastyString.map((h) =>
-        Buffer.from(`GET ${PREFIX}/meetings HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${h}\r\nContent-Length: -1\r\n\r\n`),
+        Buffer.from(
+          `GET ${PREFIX}/meetings HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${h}\r\nContent-Length: -1\r\n\r\n`,
+        ),
       ),
     );
     await fc.assert(

@@ -21,12 +21,13 @@ describe('authentication', () => {
     expectError(await t.graphql('{ viewer { email } }'), 'UNAUTHENTICATED', 401);
   });
 
-  it.each(['deactivated user (401)', 'invited user (401)', 'revoked key (401)'])(
-    '%s: UNAUTHENTICATED',
-    async (label) => {
-      expectError(await t.graphql('{ viewer { email } }', {}, keyOf(label)), 'UNAUTHENTICATED', 401);
-    },
-  );
+  it.each([
+    'deactivated user (401)',
+    'invited user (401)',
+    'revoked key (401)',
+  ])('%s: UNAUTHENTICATED', async (label) => {
+    expectError(await t.graphql('{ viewer { email } }', {}, keyOf(label)), 'UNAUTHENTICATED', 401);
+  });
 
   it('an unknown key, or an API key sent as a Bearer token: UNAUTHENTICATED', async () => {
     expectError(
@@ -213,5 +214,23 @@ describe('operation limits', () => {
     expectError(await t.graphql(aliases, {}, admin), 'BAD_USER_INPUT', 400);
     const tokens = `{ viewer { ${'email '.repeat(4000)}} }`;
     expectError(await t.graphql(tokens, {}, admin), 'BAD_USER_INPUT', 400);
+  });
+});
+
+describe('subscriptions', () => {
+  it('a conditional subscription root (@skip/@include, directly or in a fragment) is BAD_USER_INPUT, 400', async () => {
+    const admin = keyOf('account admin');
+    for (const query of [
+      'subscription { meetingContentReady @skip(if: true) { title } }',
+      'subscription { meetingContentReady @include(if: false) { title } }',
+      'subscription { ...Root } fragment Root on Subscription { meetingContentReady @skip(if: false) { title } }',
+      'subscription { ... @include(if: true) { meetingContentReady { title } } }',
+    ]) {
+      const res = await t.graphql(query, {}, admin);
+      expectError(res, 'BAD_USER_INPUT', 400);
+      expect(res.body.errors?.[0]?.message).toMatch(/root field may not be conditional/);
+    }
+    const withVariable = 'subscription S($on: Boolean!) { meetingContentReady @include(if: $on) { title } }';
+    expectError(await t.graphql(withVariable, { on: false }, admin), 'BAD_USER_INPUT', 400);
   });
 });
