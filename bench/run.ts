@@ -56,7 +56,7 @@ Webhook fan-out
   --fanout-concurrency N  ingestion calls in flight (default 4)
   --fanout-rate N         burst phase: recordings per second at most (default 0: unpaced)
   --fanout-entries N      transcript lines of each ingested recording (default 20)
-  --fanout-timeout S      time box of the scenario, ingestion and deliveries (default 75)
+  --fanout-timeout S      time box of each phase, ingestion and deliveries (default 60)
 Output
   --out FILE              JSON report (default bench/results/bench-<time>.json)
   --profile DIR           write CPU profiles of the service and the direct baseline there
@@ -84,7 +84,7 @@ function options() {
       'fanout-steady-rate': { type: 'string', default: '5' },
       'fanout-steady-seconds': { type: 'string', default: '20' },
       'fanout-entries': { type: 'string', default: '20' },
-      'fanout-timeout': { type: 'string', default: '75' },
+      'fanout-timeout': { type: 'string', default: '60' },
       out: { type: 'string' },
       dump: { type: 'string' },
       profile: { type: 'string' },

@@ -64,6 +64,10 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     // Live updates poll for recently ready meetings; workers sweep unfinished fan-outs.
     { key: { contentReadyAt: 1 } },
     { key: { eventsPending: 1, contentReadyAt: 1 }, partialFilterExpression: { eventsPending: true } },
+    {
+      key: { summaryPending: 1, summaryPendingSince: 1 },
+      partialFilterExpression: { summaryPending: true },
+    },
   ],
   transcripts: [{ key: { recordingId: 1 }, unique: true }],
   summaries: [{ key: { recordingId: 1 }, unique: true }],

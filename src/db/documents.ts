@@ -125,6 +125,12 @@ export interface MeetingDoc {
    * process that died. Absent on meetings stored before it existed: false.
    */
   eventsPending?: boolean;
+  /**
+   * Set (with the time) before a summary is written and cleared with the ready mark: a process
+   * that died in between left a summary without the mark, and a worker's sweep finishes the job.
+   */
+  summaryPending?: boolean;
+  summaryPendingSince?: Date;
 }
 
 export interface SpeakerDoc {

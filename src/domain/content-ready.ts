@@ -7,7 +7,8 @@
  * write, then fans out here with upserts keyed by (webhook, recording) — a partial unique index
  * makes a second event impossible — and only then clears `eventsPending`. A process that dies in
  * between leaves the mark behind, and any worker's sweep repeats the fan-out; repeating it creates
- * nothing twice.
+ * nothing twice. Before that, the intent to write a summary (`summaryPending`) covers a process
+ * dying between the summary write and the ready mark.
  */
 import { MongoServerError } from 'mongodb';
 import type { Collections } from '../db/collections.js';
@@ -123,8 +124,25 @@ export async function fanOutContentReady(
 }
 
 /**
- * Repeats the fan-out of meetings left with `eventsPending` for longer than `graceMs` (the process
- * that stored them died, or its fan-out failed). Returns how many meetings it finished.
+ * Content is ready once a summary is stored; the conditional update makes that happen once. The
+ * same write marks the fan-out pending, so the events exist even if this process dies right after.
+ * Returns whether this call made it ready; either way the summary is no longer pending.
+ */
+export async function markReady(collections: Collections, recordingId: number, now: Date): Promise<boolean> {
+  const done = { $unset: { summaryPending: '', summaryPendingSince: '' } } as const;
+  const marked = await collections.meetings.updateOne(
+    { recordingId, contentReadyAt: null },
+    { $set: { contentReadyAt: now, eventsPending: true }, ...done },
+  );
+  if (marked.modifiedCount === 1) return true;
+  await collections.meetings.updateOne({ recordingId, summaryPending: true }, done);
+  return false;
+}
+
+/**
+ * Finishes what a process that died left behind, for meetings older than `graceMs`: a summary
+ * written without the ready mark (the mark is set, or the intent dropped when no summary was
+ * written), then fan-outs left pending. Returns how many meetings it finished.
  */
 export async function finishPendingFanOuts(
   collections: Collections,
@@ -132,10 +150,27 @@ export async function finishPendingFanOuts(
   graceMs: number,
   limit = 100,
 ): Promise<number> {
+  const cutoff = new Date(now.getTime() - graceMs);
+  const interrupted = await collections.meetings
+    .find({ summaryPending: true, summaryPendingSince: { $lte: cutoff } })
+    .limit(limit)
+    .toArray();
+  for (const { recordingId } of interrupted) {
+    const summary = await collections.summaries.findOne({ recordingId }, { projection: { _id: 1 } });
+    if (!summary) {
+      await collections.meetings.updateOne(
+        { recordingId, summaryPending: true },
+        { $unset: { summaryPending: '', summaryPendingSince: '' } },
+      );
+    } else if (await markReady(collections, recordingId, now)) {
+      const meeting = await collections.meetings.findOne({ recordingId });
+      if (meeting) await fanOutContentReady(collections, meeting, now);
+    }
+  }
   const pending = await collections.meetings
-    .find({ eventsPending: true, contentReadyAt: { $lte: new Date(now.getTime() - graceMs) } })
+    .find({ eventsPending: true, contentReadyAt: { $lte: cutoff } })
     .limit(limit)
     .toArray();
   for (const meeting of pending) await fanOutContentReady(collections, meeting, now);
-  return pending.length;
+  return interrupted.length + pending.length;
 }

@@ -7,7 +7,7 @@ import type { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { ActionItemDoc, HighlightDoc, MeetingDoc, TranscriptEntryDoc } from '../db/documents.js';
 import { type Clock, systemClock } from './clock.js';
-import { fanOutContentReady } from './content-ready.js';
+import { fanOutContentReady, markReady } from './content-ready.js';
 import { DomainError } from './errors.js';
 import { companyDomainOf, describeInvitee, domainsTypeOf } from './invitees.js';
 
@@ -97,6 +97,7 @@ export async function storeRecording(
     : await resolveTeams(collections, org._id, input.sharing.teams);
   const invitees = input.calendarInvitees.map((i) => describeInvitee(i, org.domains));
   const recordingId = await allocateRecordingId(collections, input.recordingId);
+  const now = clock.now();
 
   const fields: Omit<MeetingDoc, '_id' | 'contentReadyAt'> = {
     recordingId,
@@ -124,7 +125,12 @@ export async function storeRecording(
   };
   await collections.meetings.updateOne(
     { recordingId },
-    { $set: fields, $setOnInsert: { contentReadyAt: null, eventsPending: false } },
+    {
+      // A summary about to be written: should this process die before the ready mark below, a
+      // worker's sweep sees the intent and marks it (finishInterruptedStores).
+      $set: input.summary ? { ...fields, summaryPending: true, summaryPendingSince: now } : fields,
+      $setOnInsert: { contentReadyAt: null, eventsPending: false },
+    },
     { upsert: true },
   );
 
@@ -154,17 +160,8 @@ export async function storeRecording(
     );
   await Promise.all(writes);
 
-  // Content is ready once a summary is stored; the conditional update makes that happen once. The
-  // same write marks the fan-out pending, so the events exist even if this process dies right after.
   let becameReady = false;
-  const now = clock.now();
-  if (input.summary) {
-    const marked = await collections.meetings.updateOne(
-      { recordingId, contentReadyAt: null },
-      { $set: { contentReadyAt: now, eventsPending: true } },
-    );
-    becameReady = marked.modifiedCount === 1;
-  }
+  if (input.summary) becameReady = await markReady(collections, recordingId, now);
   const meeting = (await collections.meetings.findOne({ recordingId }))!;
   let eventsQueued = 0;
   if (becameReady) {

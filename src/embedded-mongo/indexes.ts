@@ -108,9 +108,9 @@ export class Index {
     return this.spec.name;
   }
 
-  /** True when lookups by `field` equality can use this index and see every matching document. */
+  /** True when lookups by `field` equality can use this index (see also `coversQuery`). */
   servesEquality(field: string): boolean {
-    return this.fields[0] === field && this.partial === undefined;
+    return this.fields[0] === field;
   }
 
   /** Keys a document contributes to this index (empty when sparse/partial excludes it). */

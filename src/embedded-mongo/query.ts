@@ -172,13 +172,7 @@ function equalityValues(cond: unknown): unknown[] | null {
  * outbox's `{kind, webhookId, recordingId}` upsert on its (partial) unique index; the whole filter
  * is still checked on them.
  */
-function exactCompoundLookup(coll: Collection, filter: Document): number[] | null {
-  const equalities = new Map<string, string>();
-  for (const [field, cond] of Object.entries(filter)) {
-    if (field.startsWith('$')) continue;
-    const values = equalityValues(cond);
-    if (values?.length === 1) equalities.set(field, keyString(values[0]));
-  }
+function exactCompoundLookup(coll: Collection, equalities: ReadonlyMap<string, string>): number[] | null {
   if (equalities.size < 2) return null;
   for (const index of coll.indexes.values()) {
     if (index.fields.length < 2 || !index.coversQuery(equalities)) continue;
@@ -218,7 +212,14 @@ export function matchDocuments(
   const limit = options.limit !== undefined && options.limit > 0 ? options.limit : Number.POSITIVE_INFINITY;
   let candidates: number[] | null = null;
   let residualFilter: unknown = filter;
-  const exact = isPlainObject(filter) ? exactCompoundLookup(coll, filter) : null;
+  // Fields the filter gives exactly one value (keyStrings), for index selection.
+  const equalities = new Map<string, string>();
+  if (isPlainObject(filter))
+    for (const [field, cond] of Object.entries(filter)) {
+      const values = field.startsWith('$') ? null : equalityValues(cond);
+      if (values?.length === 1) equalities.set(field, keyString(values[0]));
+    }
+  const exact = exactCompoundLookup(coll, equalities);
   if (exact) candidates = exact;
   else if (isPlainObject(filter)) {
     let best: { field: string; seqs: Set<number>; size: number } | null = null;
@@ -226,7 +227,7 @@ export function matchDocuments(
       if (field.startsWith('$')) continue;
       const values = equalityValues(cond);
       if (!values) continue;
-      const index = coll.equalityIndex(field);
+      const index = coll.equalityIndex(field, equalities);
       if (!index) continue;
       let size = 0;
       const keys = values.map((v) => keyString(v));

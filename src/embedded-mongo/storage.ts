@@ -56,10 +56,14 @@ export class Collection {
     return this.docs.size;
   }
 
-  /** A non-partial index whose leading field is `field`, usable for equality lookups on it. */
-  equalityIndex(field: string): Index | undefined {
+  /**
+   * An index whose leading field is `field`, usable for equality lookups on it: one that holds
+   * every document, or a partial one whose filter the query repeats (`equalities`).
+   */
+  equalityIndex(field: string, equalities: ReadonlyMap<string, string> = new Map()): Index | undefined {
     if (field === '_id') return this.indexes.get(ID_INDEX_NAME);
-    for (const index of this.indexes.values()) if (index.servesEquality(field)) return index;
+    for (const index of this.indexes.values())
+      if (index.servesEquality(field) && index.coversQuery(equalities)) return index;
     return undefined;
   }
 

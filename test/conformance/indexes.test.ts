@@ -238,9 +238,11 @@ describe('unique indexes', () => {
       { kind: 'event', hook: 'b', rec: 1 },
       { hook: 'a', rec: 1 },
       { kind: 'event', hook: 'b', rec: null },
+      { kind: 'event', hook: 'a' },
+      { hook: 'b' },
     ];
     const before = await Promise.all(queries.map(ids));
-    expect(before).toEqual([[1, 4], [3], [4], [1, 3, 4], [5]]);
+    expect(before).toEqual([[1, 4], [3], [4], [1, 3, 4], [5], [1, 2, 4], [4, 5]]);
     await c.createIndex({ hook: 1, rec: 1 }, { partialFilterExpression: { kind: 'event' } });
     await c.createIndex({ kind: 1, rec: 1 });
     expect(await Promise.all(queries.map(ids))).toEqual(before);

@@ -403,6 +403,40 @@ describe('fan-out', () => {
     expect(rx.at('/durable')[0]!.headers['webhook-id']).toBe((await eventOf(hook.id, id))!.messageId);
   });
 
+  it('a process that died between writing the summary and marking the meeting ready still fires, once', async () => {
+    const hook = await createWebhook(t, tom, `${rx.url}/interrupted`, { triggeredFor: ['MY_RECORDINGS'] });
+    const died = recordingJson(emailOf(tom));
+    const neverWritten = recordingJson(emailOf(tom));
+    const { default_summary } = died;
+    for (const { default_summary: _, ...stored } of [died, neverWritten]) await ingest(t, stored);
+    // What storeRecording leaves when the process dies after the summary write, before the mark:
+    // the intent is on the meeting, the summary exists, the meeting is not ready.
+    const intent = { $set: { summaryPending: true, summaryPendingSince: new Date() } };
+    await collections().meetings.updateOne({ recordingId: died.recording_id }, intent);
+    await collections().summaries.insertOne({
+      _id: new ObjectId(),
+      recordingId: died.recording_id,
+      templateName: (default_summary as { template_name: string }).template_name,
+      markdownFormatted: (default_summary as { markdown_formatted: string }).markdown_formatted,
+    });
+    // ...and when it died before the summary write: nothing to fire, the intent is dropped.
+    await collections().meetings.updateOne({ recordingId: neverWritten.recording_id }, intent);
+
+    const { worker, clock } = newWorker();
+    await drain(worker, clock);
+    await drain(worker, clock);
+    expect(recordingIdsAt('/interrupted')).toEqual([died.recording_id]);
+    const meeting = (await collections().meetings.findOne({ recordingId: died.recording_id }))!;
+    expect(meeting.contentReadyAt).not.toBeNull();
+    expect(meeting).not.toHaveProperty('summaryPending');
+    const dropped = (await collections().meetings.findOne({ recordingId: neverWritten.recording_id }))!;
+    expect(dropped.contentReadyAt).toBeNull();
+    expect(dropped).not.toHaveProperty('summaryPending');
+    expect(await eventOf(hook.id, neverWritten.recording_id)).toBeNull();
+    // Storing it again fires nothing more.
+    expect(await ingest(t, died)).toMatchObject({ becameReady: false, eventsQueued: 0 });
+  });
+
   it('sends nothing once the owner may no longer see the meeting', async () => {
     const hook = await createWebhook(t, sam, `${rx.url}/unshared`, {
       triggeredFor: ['SHARED_TEAM_RECORDINGS'],
