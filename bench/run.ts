@@ -295,6 +295,17 @@ async function main(): Promise<number> {
       },
     ].filter((s) => wanted(s.id)) as Scenario[];
 
+    /** Waits until the child has sent no MongoDB command for 300 ms (at most 10 s). */
+    async function settled(child: Child): Promise<void> {
+      let last = (await child.stats()).commands;
+      for (let i = 0; i < 33; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const now = (await child.stats()).commands;
+        if (now === last) return;
+        last = now;
+      }
+    }
+
     /** Exact commands per request: sequential requests between two counter readings. */
     async function commandsPerRequest(
       target: Target,
@@ -370,6 +381,7 @@ async function main(): Promise<number> {
         const [peakRss] = peak();
         const perRequest = (before: number, after: number) =>
           load.requests > 0 ? (after - before) / load.requests : 0;
+        await settled(child); // autocannon stops with requests still in flight: let them finish first
         const commands = await commandsPerRequest(target, scenario.request);
         results[target] = {
           rps: load.rps,
