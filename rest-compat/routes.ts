@@ -58,11 +58,8 @@ const destinationQuery = z.object({
 
 // ---------------------------------------------------------------- GraphQL result shapes
 
-interface GqlTranscriptEntry {
-  speaker: { displayName: string; matchedCalendarInviteeEmail: string | null };
-  text: string;
-  timestamp: string;
-}
+/** Selected with aliases, so it is already the REST transcript entry. */
+type GqlTranscriptEntry = z.output<typeof S.TranscriptEntry>;
 
 interface GqlSummary {
   templateName: string;
@@ -150,15 +147,6 @@ interface GqlWebhook {
 
 // ---------------------------------------------------------------- translations
 
-const transcriptEntry = (e: GqlTranscriptEntry): z.output<typeof S.TranscriptEntry> => ({
-  speaker: {
-    display_name: e.speaker.displayName,
-    matched_calendar_invitee_email: e.speaker.matchedCalendarInviteeEmail,
-  },
-  text: e.text,
-  timestamp: e.timestamp,
-});
-
 const summary = (s: GqlSummary): z.output<typeof S.Summary> => ({
   template_name: s.templateName,
   markdown_formatted: s.markdownFormatted,
@@ -206,7 +194,7 @@ export function restMeeting(m: GqlMeeting, include: Includes): z.output<typeof S
       team: m.recordedBy.team,
     },
     meeting_url: m.meetingUrl,
-    ...(include.include_transcript ? { transcript: m.transcript?.map(transcriptEntry) ?? null } : {}),
+    ...(include.include_transcript ? { transcript: m.transcript ?? null } : {}),
     ...(include.include_summary
       ? { default_summary: m.defaultSummary ? summary(m.defaultSummary) : null }
       : {}),
@@ -496,7 +484,7 @@ const getRecordingTranscript = defineRoute({
     if (data.deliverTranscript)
       return { status: 200, body: { destination_url: data.deliverTranscript.destinationUrl } };
     if (!data.meeting) return notFound(path.recording_id);
-    return { status: 200, body: { transcript: (data.meeting.transcript ?? []).map(transcriptEntry) } };
+    return { status: 200, body: { transcript: data.meeting.transcript ?? [] } };
   },
 });
 

@@ -58,8 +58,8 @@ const meetingQuery = parse(/* GraphQL */ `
       }
       transcript @include(if: $includeTranscript) {
         speaker {
-          displayName
-          matchedCalendarInviteeEmail
+          display_name: displayName
+          matched_calendar_invitee_email: matchedCalendarInviteeEmail
         }
         text
         timestamp
