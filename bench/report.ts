@@ -145,7 +145,13 @@ export function formatReport(report: BenchReport): string {
       '-',
     ]);
   }
-
+  out.push(table(rows));
+  out.push('');
+  for (const s of report.scenarios) {
+    out.push(
+      `  ${s.name}: ${s.request.method} ${s.request.path} — ${s.responseBytes} bytes; direct vs service: ${s.equality}`,
+    );
+  }
   for (const f of report.fanout.filter((phase) => phase.status === 'measured')) {
     out.push(
       `  webhook fan-out, ${f.phase}: ingested ${f.ingested}/${f.recordings} in ${fixed(f.ingestSeconds)} s (${fixed(f.ingestPerSecond)}/s), ` +
