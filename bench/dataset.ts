@@ -19,8 +19,7 @@ import { Random } from '../seeds/random.js';
 import type { Collections } from '../src/db/collections.js';
 import type { MeetingDoc } from '../src/db/documents.js';
 import { recordingInputOf } from '../src/domain/ingestion.js';
-import { companyDomainOf, describeInvitee, domainsTypeOf } from '../src/domain/invitees.js';
-import { storeRecording } from '../src/domain/recordings.js';
+import { meetingFieldsOf, storeRecording } from '../src/domain/recordings.js';
 
 export interface DatasetOptions {
   meetings: number;
@@ -329,33 +328,15 @@ async function references(collections: Collections): Promise<References> {
 function meetingFields(seed: MeetingSeed, refs: References, readyAt: Date): Omit<MeetingDoc, '_id'> {
   const input = recordingInputOf(seed);
   const recorder = refs.users.get(input.recorderEmail.toLowerCase())!;
-  const invitees = input.calendarInvitees.map((i) => describeInvitee(i, refs.orgDomains));
-  return {
+  const fields = meetingFieldsOf(input, {
     recordingId: seed.recording_id,
     orgId: refs.orgId,
-    recorderId: recorder._id,
-    teamId: recorder.teamId,
-    title: input.title,
-    meetingTitle: input.meetingTitle,
+    orgDomains: refs.orgDomains,
+    recorder,
     meetingTypeId: input.meetingType === null ? null : refs.types.get(input.meetingType)!,
-    url: input.url,
-    shareUrl: input.shareUrl,
-    createdAt: input.createdAt,
-    scheduledStartTime: input.scheduledStartTime,
-    scheduledEndTime: input.scheduledEndTime,
-    recordingStartTime: input.recordingStartTime,
-    recordingEndTime: input.recordingEndTime,
-    transcriptLanguage: input.transcriptLanguage,
-    meetingUrl: input.meetingUrl,
-    calendarInvitees: invitees,
-    domainsType: domainsTypeOf(invitees),
-    companyDomain: companyDomainOf(invitees),
-    sharedWithEmails: [...new Set(input.sharing.userEmails.map((e) => e.toLowerCase()))],
     sharedTeamIds: input.sharing.allTeams ? [] : input.sharing.teams.map((n) => refs.teams.get(n)!),
-    sharedWithAllTeams: input.sharing.allTeams,
-    contentReadyAt: readyAt,
-    eventsPending: false,
-  };
+  });
+  return { ...fields, contentReadyAt: readyAt, eventsPending: false };
 }
 
 export interface LoadedDataset {

@@ -28,6 +28,7 @@ import { findMeeting, listMeetings } from '../src/domain/meetings.js';
 import { type Bucket, countRequest, type RateLimitPolicy } from '../src/domain/rate-limits.js';
 import { sharedWithOf } from '../src/domain/sharing.js';
 import { authenticate, presentedCredential, type Viewer } from '../src/domain/viewer.js';
+import { sendJson } from '../src/http/respond.js';
 
 export interface Includes {
   transcript: boolean;
@@ -336,21 +337,6 @@ class HttpError extends Error {
   }
 }
 
-function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const payload = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(payload),
-    ...headers,
-  });
-  res.end(payload);
-}
-
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -394,7 +380,7 @@ export function directHandler(collections: Collections, policy: RateLimitPolicy)
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const url = new URL(req.url ?? '/', 'http://direct');
-      if (req.method === 'GET' && url.pathname === '/healthz') return send(res, 200, { status: 'ok' });
+      if (req.method === 'GET' && url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
       if (req.method === 'GET' && url.pathname === '/external/v1/meetings') {
         const q = url.searchParams;
         const include: Includes = {
@@ -408,7 +394,7 @@ export function directHandler(collections: Collections, policy: RateLimitPolicy)
         const viewer = await viewerOf(req);
         const headers = await limited(viewer, include.transcript || include.summary ? 'heavy' : 'general');
         const { found, data } = await page(viewer, limit, include);
-        return send(
+        return sendJson(
           res,
           200,
           {
@@ -425,9 +411,9 @@ export function directHandler(collections: Collections, policy: RateLimitPolicy)
         const viewer = await viewerOf(req);
         const headers = await limited(viewer, 'heavy');
         const meeting = await findMeeting(collections, viewer, recordingId);
-        if (!meeting) return send(res, 404, { error: `No recording with id ${recordingId}.` }, headers);
+        if (!meeting) return sendJson(res, 404, { error: `No recording with id ${recordingId}.` }, headers);
         const [transcript] = await contentByRecording(collections.transcripts, [recordingId]);
-        return send(
+        return sendJson(
           res,
           200,
           {
@@ -448,7 +434,7 @@ export function directHandler(collections: Collections, policy: RateLimitPolicy)
         const viewer = await viewerOf(req);
         const headers = await limited(viewer, 'heavy');
         const { found, data } = await page(viewer, body.variables?.first ?? 10, allIncludes);
-        return send(
+        return sendJson(
           res,
           200,
           {
@@ -462,11 +448,11 @@ export function directHandler(collections: Collections, policy: RateLimitPolicy)
           headers,
         );
       }
-      return send(res, 404, { error: 'not served by the direct baseline' });
+      return sendJson(res, 404, { error: 'not served by the direct baseline' });
     } catch (error) {
-      if (error instanceof HttpError) return send(res, error.status, { error: error.message });
-      if (error instanceof DomainError) return send(res, error.status, { error: error.message });
-      send(res, 500, { error: error instanceof Error ? error.message : String(error) });
+      if (error instanceof HttpError) return sendJson(res, error.status, { error: error.message });
+      if (error instanceof DomainError) return sendJson(res, error.status, { error: error.message });
+      sendJson(res, 500, { error: error instanceof Error ? error.message : String(error) });
     }
   };
 }

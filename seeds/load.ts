@@ -12,8 +12,9 @@ import { createHash } from 'node:crypto';
 import type { Collection, Filter, ObjectId, UpdateFilter } from 'mongodb';
 import type { Collections } from '../src/db/collections.js';
 import type { CrmOwner, CrmRecordDoc } from '../src/db/documents.js';
-import { type RecordingInput, storeRecording } from '../src/domain/recordings.js';
-import type { CrmConnectionSeed, DatasetInput, MeetingSeed, UserSeed } from './format.js';
+import { recordingInputOf } from '../src/domain/ingestion.js';
+import { storeRecording } from '../src/domain/recordings.js';
+import type { CrmConnectionSeed, DatasetInput, UserSeed } from './format.js';
 import { parseDataset } from './validate.js';
 
 export interface LoadCounts {
@@ -129,7 +130,7 @@ export async function loadDataset(collections: Collections, input: DatasetInput)
     crmRecords += await replaceCrmRecords(collections, connectionId, c);
   }
 
-  for (const m of d.meetings) await storeRecording(collections, recordingInput(m));
+  for (const m of d.meetings) await storeRecording(collections, recordingInputOf(m));
 
   return {
     organisations: d.organisations.length,
@@ -194,51 +195,4 @@ async function replaceCrmRecords(collections: Collections, connectionId: ObjectI
     if (wanted.length > 0) await collections.crmRecords.insertMany(wanted as CrmRecordDoc[]);
   }
   return wanted.length;
-}
-
-function recordingInput(m: MeetingSeed): RecordingInput {
-  return {
-    recordingId: m.recording_id,
-    recorderEmail: m.recorded_by,
-    title: m.title,
-    meetingTitle: m.meeting_title,
-    meetingType: m.meeting_type,
-    url: m.url,
-    shareUrl: m.share_url,
-    createdAt: new Date(m.created_at),
-    scheduledStartTime: new Date(m.scheduled_start_time),
-    scheduledEndTime: new Date(m.scheduled_end_time),
-    recordingStartTime: new Date(m.recording_start_time),
-    recordingEndTime: new Date(m.recording_end_time),
-    transcriptLanguage: m.transcript_language,
-    meetingUrl: m.meeting_url,
-    calendarInvitees: m.calendar_invitees,
-    sharing: { userEmails: m.sharing.users, teams: m.sharing.teams, allTeams: m.sharing.all_teams },
-    transcript: m.transcript?.map((e) => ({
-      speaker: {
-        displayName: e.speaker.display_name,
-        matchedCalendarInviteeEmail: e.speaker.matched_calendar_invitee_email,
-      },
-      text: e.text,
-      timestamp: e.timestamp,
-    })),
-    summary: m.default_summary && {
-      templateName: m.default_summary.template_name,
-      markdownFormatted: m.default_summary.markdown_formatted,
-    },
-    actionItems: m.action_items?.map((a) => ({
-      description: a.description,
-      userGenerated: a.user_generated,
-      completed: a.completed,
-      recordingTimestamp: a.recording_timestamp,
-      assignee: a.assignee,
-    })),
-    highlights: m.highlights?.map((h) => ({
-      type: h.type,
-      summary: h.summary,
-      startTime: h.start_time,
-      endTime: h.end_time,
-      text: h.text,
-    })),
-  };
 }

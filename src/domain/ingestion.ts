@@ -11,10 +11,7 @@ import type { Clock } from './clock.js';
 import { DomainError } from './errors.js';
 import { type RecordingInput, type StoredRecording, storeRecording } from './recordings.js';
 
-/**
- * The recording as `storeRecording` takes it. (seeds/load.ts has the same mapping privately; it
- * could import this one.)
- */
+/** The recording as `storeRecording` takes it (the seeder's loader maps its meetings with it too). */
 export function recordingInputOf(m: MeetingSeed): RecordingInput {
   return {
     recordingId: m.recording_id,

@@ -11,23 +11,28 @@ import { fanOutContentReady, markReady } from './content-ready.js';
 import { DomainError } from './errors.js';
 import { companyDomainOf, describeInvitee, domainsTypeOf } from './invitees.js';
 
-export interface RecordingInput {
+/** The meeting's own fields, stored as given. */
+type StoredAsGiven = Pick<
+  MeetingDoc,
+  | 'title'
+  | 'meetingTitle'
+  | 'url'
+  | 'shareUrl'
+  | 'createdAt'
+  | 'scheduledStartTime'
+  | 'scheduledEndTime'
+  | 'recordingStartTime'
+  | 'recordingEndTime'
+  | 'transcriptLanguage'
+  | 'meetingUrl'
+>;
+
+export interface RecordingInput extends StoredAsGiven {
   /** Given by imports and seeds; allocated from a counter when absent. */
   recordingId?: number;
   recorderEmail: string;
-  title: string;
-  meetingTitle: string | null;
   /** A meeting type of the recorder's organisation, by name. */
   meetingType: string | null;
-  url: string;
-  shareUrl: string;
-  createdAt: Date;
-  scheduledStartTime: Date;
-  scheduledEndTime: Date;
-  recordingStartTime: Date;
-  recordingEndTime: Date;
-  transcriptLanguage: string;
-  meetingUrl: string | null;
   calendarInvitees: { name: string | null; email: string | null }[];
   sharing: { userEmails: string[]; teams: string[]; allTeams: boolean };
   transcript?: TranscriptEntryDoc[];
@@ -42,6 +47,48 @@ export interface StoredRecording {
   becameReady: boolean;
   /** Webhook events this call queued (only when it became ready). */
   eventsQueued: number;
+}
+
+/** What a recording's names resolved to: storeRecording looks them up; a bulk loader may know them. */
+export interface ResolvedReferences {
+  recordingId: number;
+  orgId: ObjectId;
+  orgDomains: string[];
+  recorder: { _id: ObjectId; teamId: ObjectId | null };
+  meetingTypeId: ObjectId | null;
+  sharedTeamIds: ObjectId[];
+}
+
+/** The meeting document of a recording, without `_id` and its readiness marks. */
+export function meetingFieldsOf(
+  input: RecordingInput,
+  refs: ResolvedReferences,
+): Omit<MeetingDoc, '_id' | 'contentReadyAt'> {
+  const invitees = input.calendarInvitees.map((i) => describeInvitee(i, refs.orgDomains));
+  return {
+    recordingId: refs.recordingId,
+    orgId: refs.orgId,
+    recorderId: refs.recorder._id,
+    teamId: refs.recorder.teamId,
+    title: input.title,
+    meetingTitle: input.meetingTitle,
+    meetingTypeId: refs.meetingTypeId,
+    url: input.url,
+    shareUrl: input.shareUrl,
+    createdAt: input.createdAt,
+    scheduledStartTime: input.scheduledStartTime,
+    scheduledEndTime: input.scheduledEndTime,
+    recordingStartTime: input.recordingStartTime,
+    recordingEndTime: input.recordingEndTime,
+    transcriptLanguage: input.transcriptLanguage,
+    meetingUrl: input.meetingUrl,
+    calendarInvitees: invitees,
+    domainsType: domainsTypeOf(invitees),
+    companyDomain: companyDomainOf(invitees),
+    sharedWithEmails: [...new Set(input.sharing.userEmails.map((e) => e.toLowerCase()))],
+    sharedTeamIds: refs.sharedTeamIds,
+    sharedWithAllTeams: input.sharing.allTeams,
+  };
 }
 
 const RECORDING_IDS = 'recordingId';
@@ -95,34 +142,17 @@ export async function storeRecording(
   const sharedTeamIds = input.sharing.allTeams
     ? []
     : await resolveTeams(collections, org._id, input.sharing.teams);
-  const invitees = input.calendarInvitees.map((i) => describeInvitee(i, org.domains));
   const recordingId = await allocateRecordingId(collections, input.recordingId);
   const now = clock.now();
 
-  const fields: Omit<MeetingDoc, '_id' | 'contentReadyAt'> = {
+  const fields = meetingFieldsOf(input, {
     recordingId,
     orgId: org._id,
-    recorderId: recorder._id,
-    teamId: recorder.teamId,
-    title: input.title,
-    meetingTitle: input.meetingTitle,
+    orgDomains: org.domains,
+    recorder,
     meetingTypeId,
-    url: input.url,
-    shareUrl: input.shareUrl,
-    createdAt: input.createdAt,
-    scheduledStartTime: input.scheduledStartTime,
-    scheduledEndTime: input.scheduledEndTime,
-    recordingStartTime: input.recordingStartTime,
-    recordingEndTime: input.recordingEndTime,
-    transcriptLanguage: input.transcriptLanguage,
-    meetingUrl: input.meetingUrl,
-    calendarInvitees: invitees,
-    domainsType: domainsTypeOf(invitees),
-    companyDomain: companyDomainOf(invitees),
-    sharedWithEmails: [...new Set(input.sharing.userEmails.map((e) => e.toLowerCase()))],
     sharedTeamIds,
-    sharedWithAllTeams: input.sharing.allTeams,
-  };
+  });
   await collections.meetings.updateOne(
     { recordingId },
     {
