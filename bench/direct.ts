@@ -21,8 +21,9 @@ import type {
   TranscriptDoc,
   UserDoc,
 } from '../src/db/documents.js';
-import { contentByRecording } from '../src/domain/content.js';
+import { contentByRecording, highlightText, playbackUrl } from '../src/domain/content.js';
 import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../src/domain/crm.js';
+import { emailDomain } from '../src/domain/email.js';
 import { DomainError } from '../src/domain/errors.js';
 import { findMeeting, listMeetings } from '../src/domain/meetings.js';
 import { type Bucket, countRequest, type RateLimitPolicy } from '../src/domain/rate-limits.js';
@@ -117,16 +118,6 @@ async function pageData(
   return { meetings, users, teams, types, transcripts, summaries, actionItems, highlights, crm };
 }
 
-function seconds(hhmmss: string): number {
-  return hhmmss.split(':').reduce((total, part) => total * 60 + Number(part), 0);
-}
-
-function playbackUrl(meetingUrl: string, timestamp: string): string {
-  const url = new URL(meetingUrl);
-  url.searchParams.set('timestamp', String(seconds(timestamp)));
-  return url.toString();
-}
-
 function matchedSpeaker(transcript: TranscriptDoc | null, email: string | null): string | null {
   if (!email) return null;
   return (
@@ -170,7 +161,7 @@ function restMeeting(data: PageData, i: number, include: Includes) {
     recorded_by: {
       name: recorder?.name ?? email,
       email,
-      email_domain: email.split('@')[1] ?? '',
+      email_domain: emailDomain(email) ?? '',
       team: m.teamId ? (data.teams.get(hex(m.teamId))?.name ?? null) : null,
     },
     meeting_url: m.meetingUrl,
@@ -216,7 +207,7 @@ function restMeeting(data: PageData, i: number, include: Includes) {
             summary: h.summary,
             start_time: h.startTime,
             end_time: h.endTime,
-            ...(h.text !== h.summary ? { text: h.text } : {}),
+            ...(highlightText(h) !== null ? { text: h.text } : {}),
           })),
         }
       : {}),
@@ -287,7 +278,7 @@ function graphqlMeeting(data: PageData, i: number) {
     recordedBy: {
       name: recorder?.name ?? null,
       email: recorder?.email ?? '',
-      emailDomain: recorder?.email.split('@')[1] ?? '',
+      emailDomain: emailDomain(recorder?.email) ?? '',
       team: m.teamId ? (data.teams.get(hex(m.teamId))?.name ?? null) : null,
     },
     transcript:
@@ -315,7 +306,7 @@ function graphqlMeeting(data: PageData, i: number) {
       summary: h.summary,
       startTime: h.startTime,
       endTime: h.endTime,
-      text: h.text === h.summary ? null : h.text,
+      text: highlightText(h),
     })),
     crmMatches: {
       contacts: crm.contacts.map((c) => ({ name: c.name, email: c.email, recordUrl: c.recordUrl })),

@@ -4,12 +4,11 @@
  * of external-v1.md and compat.md. Nothing here reads the database.
  */
 import * as z from 'zod';
+import { EMAIL_PATTERN } from '../src/domain/email.js';
 import { defineRoute, type Route } from './route.js';
 import * as S from './schemas.js';
 
 // ---------------------------------------------------------------- shared parameters and shapes
-
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const pageQuery = {
   cursor: z.string().optional().meta({ description: 'The next_cursor of the previous page.' }),
@@ -309,7 +308,7 @@ const listMeetings = defineRoute({
       description: 'A meeting type name (see /meeting_types); an unknown name gives an empty list.',
     }),
     recorded_by: z
-      .array(z.email({ pattern: emailPattern }))
+      .array(z.email({ pattern: EMAIL_PATTERN }))
       .optional()
       .meta({ description: 'Emails of recorders; any of them.' }),
     teams: z.array(z.string()).optional().meta({ description: "Names of the recorder's team; any of them." }),

@@ -3,12 +3,7 @@
  * the one company the meeting is associated with.
  */
 import type { DomainsType, InviteeDoc } from '../db/documents.js';
-
-export function emailDomain(email: string | null): string | null {
-  if (!email) return null;
-  const at = email.lastIndexOf('@');
-  return at < 0 ? null : email.slice(at + 1).toLowerCase();
-}
+import { emailDomain } from './email.js';
 
 /** An invitee is external when the email domain is not one of the organisation's domains. */
 export function describeInvitee(

@@ -1,8 +1,8 @@
 /** Custom scalars: DateTime (ISO 8601 in UTC with a trailing Z) and Email. */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { EMAIL_PATTERN } from '../domain/email.js';
 
 const isoWithZone = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-const email = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function badInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
@@ -29,7 +29,7 @@ export const DateTime = new GraphQLScalarType<Date, string>({
 });
 
 function parseEmail(value: unknown): string {
-  if (typeof value !== 'string' || value.length > 254 || !email.test(value))
+  if (typeof value !== 'string' || value.length > 254 || !EMAIL_PATTERN.test(value))
     throw badInput(`Not a valid email address: ${String(value)}`);
   return value.toLowerCase();
 }

@@ -6,6 +6,7 @@ import type {
   SummaryDoc,
   TranscriptEntryDoc,
 } from '../../db/documents.js';
+import { highlightText, playbackUrl } from '../../domain/content.js';
 import { builder } from '../builder.js';
 
 const Speaker = builder.objectRef<SpeakerDoc>('Speaker').implement({
@@ -44,10 +45,6 @@ export interface ActionItemOfMeeting {
   meetingUrl: string;
 }
 
-function seconds(hhmmss: string): number {
-  return hhmmss.split(':').reduce((total, part) => total * 60 + Number(part), 0);
-}
-
 export const ActionItem = builder.objectRef<ActionItemOfMeeting>('ActionItem').implement({
   fields: (t) => ({
     description: t.string({ resolve: ({ item }) => item.description }),
@@ -56,11 +53,7 @@ export const ActionItem = builder.objectRef<ActionItemOfMeeting>('ActionItem').i
     recordingTimestamp: t.string({ description: 'HH:MM:SS', resolve: ({ item }) => item.recordingTimestamp }),
     recordingPlaybackUrl: t.string({
       description: 'The meeting URL at the moment of the action item.',
-      resolve: ({ item, meetingUrl }) => {
-        const url = new URL(meetingUrl);
-        url.searchParams.set('timestamp', String(seconds(item.recordingTimestamp)));
-        return url.toString();
-      },
+      resolve: ({ item, meetingUrl }) => playbackUrl(meetingUrl, item.recordingTimestamp),
     }),
     assignee: t.field({ type: Assignee, resolve: ({ item }) => item.assignee }),
   }),
@@ -75,7 +68,7 @@ export const Highlight = builder.objectRef<HighlightDoc>('Highlight').implement(
     text: t.string({
       nullable: true,
       description: 'The highlighted words; null when they are the same as the summary.',
-      resolve: (h) => (h.text === h.summary ? null : h.text),
+      resolve: highlightText,
     }),
   }),
 });

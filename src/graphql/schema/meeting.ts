@@ -5,6 +5,7 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { DomainsType, InviteeDoc, MeetingDoc, SharedWith } from '../../db/documents.js';
+import { emailDomain } from '../../domain/email.js';
 import { DomainError } from '../../domain/errors.js';
 import { findMeeting, listMeetings } from '../../domain/meetings.js';
 import { sharedWithOf } from '../../domain/sharing.js';
@@ -69,7 +70,7 @@ const Recorder = builder.objectRef<MeetingDoc>('Recorder').implement({
     }),
     emailDomain: t.string({
       resolve: async (m, _a, { loaders }) =>
-        (await loaders.users.load(m.recorderId))?.email.split('@')[1] ?? '',
+        emailDomain((await loaders.users.load(m.recorderId))?.email) ?? '',
     }),
     team: t.string({
       nullable: true,

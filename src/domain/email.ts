@@ -1,0 +1,11 @@
+/** Email addresses: the one pattern both doors accept, and the domain part the rules compare. */
+
+/** Something, an @, something with a dot: what both doors accept as an email address. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The lower-case domain of an address; null without one. */
+export function emailDomain(email: string | null | undefined): string | null {
+  if (!email) return null;
+  const at = email.lastIndexOf('@');
+  return at < 0 ? null : email.slice(at + 1).toLowerCase();
+}
