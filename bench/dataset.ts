@@ -13,12 +13,12 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { ObjectId } from 'mongodb';
-import { type MeetingSeed, meetingSchema } from '../seeds/format.js';
+import type { MeetingSeed } from '../seeds/format.js';
 import { type DatasetInput, loadDataset } from '../seeds/index.js';
 import { Random } from '../seeds/random.js';
 import type { Collections } from '../src/db/collections.js';
 import type { MeetingDoc } from '../src/db/documents.js';
-import { recordingInputOf } from '../src/domain/ingestion.js';
+import { recordingInputOf, recordingSchema } from '../src/domain/recording-format.js';
 import { meetingFieldsOf, storeRecording } from '../src/domain/recordings.js';
 
 export interface DatasetOptions {
@@ -370,7 +370,7 @@ export async function loadBenchDataset(
 
   // The first meeting goes through the one write path; the bulk path must write the same document.
   const first = generateMeeting(options.seed, 0, options.meetings, shape);
-  const checked = meetingSchema.safeParse(first);
+  const checked = recordingSchema.safeParse(first);
   if (!checked.success)
     throw new Error(`generated meeting is not in the seed format: ${checked.error.message}`);
   const stored = await storeRecording(collections, recordingInputOf(checked.data));
@@ -417,7 +417,7 @@ export async function loadBenchDataset(
     for (let i = from; i < to; i++) {
       const m = generateMeeting(options.seed, i, options.meetings, shape);
       // A sample is checked against the seed format (the generator is the same for all).
-      if (i % 500 === 0) meetingSchema.parse(m);
+      if (i % 500 === 0) recordingSchema.parse(m);
       seeds.push(m);
       note(m);
       if (i % 5 === 0) await new Promise((resolve) => setImmediate(resolve));

@@ -348,7 +348,9 @@ export function directHandler(collections: Collections, policy: RateLimitPolicy)
       },
     });
     if (!presented) throw new HttpError(401, 'Send an API key.');
-    return authenticate(collections, presented);
+    const caller = await authenticate(collections, presented);
+    if (!('viewer' in caller)) throw new HttpError(401, 'Send an API key.');
+    return caller.viewer;
   }
 
   async function limited(viewer: Viewer, bucket: Bucket): Promise<Record<string, string>> {

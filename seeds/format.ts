@@ -1,29 +1,14 @@
 /**
  * The seed dataset: a JSON file whose objects use the field names and shapes of the REST objects
  * (external-v1.md, snake_case), plus what the API does not show (organisation domains and plans,
- * plain API keys, CRM records, sharing). Derived values (is_external, email_domain, the domains
- * type, the company, shared_with) are left out: `storeRecording` computes them.
+ * plain API keys, CRM records). Its `meetings` are recordings in the recording format that
+ * ingestion takes (src/domain/recording-format.ts).
  *
  * This file checks each object on its own; references between objects are checked in validate.ts.
  * Emails and domains are lower-cased while parsing, so later code compares them directly.
  */
 import { z } from 'zod';
-
-const text = z.string().trim().min(1);
-const email = z.email().toLowerCase();
-const domain = z.string().toLowerCase().regex(z.regexes.domain, 'Invalid domain name');
-const timestamp = z.iso.datetime({ offset: true });
-const httpUrl = z.httpUrl();
-const hhmmss = z.string().regex(/^\d{2}:[0-5]\d:[0-5]\d$/, 'Expected a position as HH:MM:SS');
-
-/** Reports at `later` when that timestamp comes before `earlier`. */
-function notBefore<K extends string>(earlier: K, later: K) {
-  return (value: Record<K, string>, ctx: z.core.$RefinementCtx) => {
-    if (Date.parse(value[later]) < Date.parse(value[earlier])) {
-      ctx.addIssue({ code: 'custom', path: [later], message: `must not be before ${earlier}` });
-    }
-  };
-}
+import { domain, email, httpUrl, recordingSchema, text, timestamp } from '../src/domain/recording-format.js';
 
 export const organisationSchema = z.strictObject({
   slug: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'Expected lower-case letters, digits and dashes'),
@@ -122,78 +107,6 @@ export const crmConnectionSchema = z.strictObject({
   ),
 });
 
-export const inviteeSchema = z.strictObject({ name: text.nullable(), email: email.nullable() });
-
-export const transcriptEntrySchema = z.strictObject({
-  speaker: z.strictObject({ display_name: text, matched_calendar_invitee_email: email.nullable() }),
-  text,
-  timestamp: hhmmss,
-});
-
-export const actionItemSchema = z.strictObject({
-  description: text,
-  user_generated: z.boolean(),
-  completed: z.boolean(),
-  recording_timestamp: hhmmss,
-  assignee: z.strictObject({ name: text.nullable(), email: email.nullable(), team: text.nullable() }),
-});
-
-export const highlightSchema = z
-  .strictObject({
-    type: text,
-    summary: text.nullable(),
-    /** Seconds from the start of the recording. */
-    start_time: z.number().nonnegative(),
-    end_time: z.number().nonnegative(),
-    text,
-  })
-  .superRefine((value, ctx) => {
-    if (value.end_time < value.start_time) {
-      ctx.addIssue({ code: 'custom', path: ['end_time'], message: 'must not be before start_time' });
-    }
-  });
-
-export const meetingSchema = z
-  .strictObject({
-    /** At most 2^31 - 1: the API serves it as a GraphQL Int, which has 32 bits. */
-    recording_id: z.number().int().positive().max(2_147_483_647),
-    recorded_by: email,
-    title: text,
-    meeting_title: text.nullable(),
-    /** A meeting type of the recorder's organisation, by name. */
-    meeting_type: text.nullable(),
-    url: httpUrl,
-    share_url: httpUrl,
-    created_at: timestamp,
-    scheduled_start_time: timestamp,
-    scheduled_end_time: timestamp,
-    recording_start_time: timestamp,
-    recording_end_time: timestamp,
-    transcript_language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Expected a language code'),
-    meeting_url: httpUrl.nullable(),
-    calendar_invitees: z.array(inviteeSchema),
-    sharing: z
-      .strictObject({
-        /** Users (of any organisation) it is shared with individually. */
-        users: z.array(email),
-        /** Teams of the recorder's organisation. */
-        teams: z.array(text),
-        all_teams: z.boolean(),
-      })
-      .superRefine((value, ctx) => {
-        if (value.all_teams && value.teams.length > 0) {
-          ctx.addIssue({ code: 'custom', path: ['teams'], message: 'must be empty when all_teams is true' });
-        }
-      }),
-    transcript: z.array(transcriptEntrySchema).optional(),
-    /** Content is ready (webhooks fire) once a meeting is stored with its summary. */
-    default_summary: z.strictObject({ template_name: text, markdown_formatted: text }).optional(),
-    action_items: z.array(actionItemSchema).optional(),
-    highlights: z.array(highlightSchema).optional(),
-  })
-  .superRefine(notBefore('scheduled_start_time', 'scheduled_end_time'))
-  .superRefine(notBefore('recording_start_time', 'recording_end_time'));
-
 /** Every top-level list may be left out of a file; it then counts as empty. */
 export const datasetSchema = z.strictObject({
   organisations: z.array(organisationSchema).default([]),
@@ -202,7 +115,7 @@ export const datasetSchema = z.strictObject({
   api_keys: z.array(apiKeySchema).default([]),
   meeting_types: z.array(meetingTypeSchema).default([]),
   crm_connections: z.array(crmConnectionSchema).default([]),
-  meetings: z.array(meetingSchema).default([]),
+  meetings: z.array(recordingSchema).default([]),
 });
 
 /** A parsed dataset: every list present, emails and domains lower case. */

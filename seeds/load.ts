@@ -8,12 +8,12 @@
  *
  * The dataset is validated first: an invalid one throws InvalidDatasetError and writes nothing.
  */
-import { createHash } from 'node:crypto';
 import type { Collection, Filter, ObjectId, UpdateFilter } from 'mongodb';
 import type { Collections } from '../src/db/collections.js';
 import type { CrmOwner, CrmRecordDoc } from '../src/db/documents.js';
-import { recordingInputOf } from '../src/domain/ingestion.js';
+import { recordingInputOf } from '../src/domain/recording-format.js';
 import { storeRecording } from '../src/domain/recordings.js';
+import { hashSecret } from '../src/domain/viewer.js';
 import type { CrmConnectionSeed, DatasetInput, UserSeed } from './format.js';
 import { parseDataset } from './validate.js';
 
@@ -26,10 +26,6 @@ export interface LoadCounts {
   crm_connections: number;
   crm_records: number;
   meetings: number;
-}
-
-export function sha256Hex(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
 }
 
 /** Upserts one document on `filter` and returns its `_id` (kept across loads). */
@@ -89,7 +85,7 @@ export async function loadDataset(collections: Collections, input: DatasetInput)
   }
 
   for (const k of d.api_keys) {
-    const secretHash = sha256Hex(k.key);
+    const secretHash = hashSecret(k.key);
     await upsert(
       collections.credentials,
       { secretHash },

@@ -5,6 +5,7 @@
  *
  * A dataset is self-contained: every reference must resolve inside the same file.
  */
+import { formatPath } from '../src/domain/recording-format.js';
 import { type Dataset, datasetSchema } from './format.js';
 
 export type Validation = { ok: true; dataset: Dataset } | { ok: false; problems: string[] };
@@ -16,16 +17,6 @@ export class InvalidDatasetError extends Error {
     );
     this.name = 'InvalidDatasetError';
   }
-}
-
-/** ['meetings', 3, 'calendar_invitees', 0, 'email'] → `meetings[3].calendar_invitees[0].email` */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
-  }
-  return out === '' ? 'dataset' : out;
 }
 
 export function validateDataset(input: unknown): Validation {

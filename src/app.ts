@@ -9,11 +9,11 @@ import { createRestDoor } from '../rest-compat/index.js';
 import { demoDataset, loadDataset } from '../seeds/index.js';
 import type { Config } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
-import { attachDeliveryRuntime } from './delivery/runtime.js';
+import { EgressGuard } from './delivery/egress.js';
 import { type DeliveryWorker, deliveryWorkerFromConfig } from './delivery/worker.js';
-import { presentsServiceToken } from './domain/ingestion.js';
+import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
-import type { ServiceCallerContext } from './graphql/schema/ingestion.js';
+import type { ResolverServices } from './graphql/context.js';
 import { createGraphQLServer, type ServerContext } from './graphql/yoga.js';
 import { createMetrics } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
@@ -29,6 +29,8 @@ export interface App {
   mongoUri: string;
   /** The delivery worker running inside the server (DELIVERY_WORKER=true), on its own connection. */
   worker: DeliveryWorker | undefined;
+  /** The egress guard's check and the live feed, as resolvers get them. */
+  services: ResolverServices;
   close(): Promise<void>;
 }
 
@@ -55,10 +57,11 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     logger.info({ counts }, 'demo dataset loaded');
   }
 
-  const runtime = attachDeliveryRuntime(database.collections, {
-    allowCidrs: config.EGRESS_ALLOW_CIDRS,
-    subscriptionPollMs: config.SUBSCRIPTION_POLL_MS,
-  });
+  const contentReadyFeed = new ContentReadyFeed(database.collections, config.SUBSCRIPTION_POLL_MS);
+  const services: ResolverServices = {
+    destinationCheck: new EgressGuard(config.EGRESS_ALLOW_CIDRS).destinationCheck,
+    contentReadyFeed,
+  };
 
   const graphql = createGraphQLServer({
     collections: database.collections,
@@ -68,22 +71,15 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       limits: { general: config.RATE_LIMIT_GENERAL, heavy: config.RATE_LIMIT_HEAVY },
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     },
+    credentials: { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
+    services,
   });
   const server = createHttpServer(
     [
       ...operationalDoors(database, metrics),
       {
         path: '/graphql',
-        handler: (req, res, { requestId }) => {
-          const context: ServerContext & ServiceCallerContext = { requestId };
-          // The ingestion service's token is not an API key or app token: the door takes it off
-          // the request (so authentication never sees it) and marks the call as the service's.
-          if (presentsServiceToken(req.headers.authorization, config.INGEST_TOKEN_SHA256)) {
-            delete req.headers.authorization;
-            context.serviceCaller = true;
-          }
-          return graphql.handle(req, res, context);
-        },
+        handler: (req, res, { requestId }) => graphql.handle(req, res, { requestId } satisfies ServerContext),
       },
       createRestDoor({ graphql, logger }),
     ],
@@ -116,8 +112,9 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     database,
     mongoUri,
     worker,
+    services,
     async close() {
-      runtime.feed.close(); // ends live subscriptions, so their streams do not hold the server open
+      contentReadyFeed.close(); // ends live subscriptions, so their streams do not hold the server open
       // Connections whose stream just ended turn idle after closeGracefully looked: close those too.
       const idle = setInterval(() => server.closeIdleConnections(), 50);
       try {

@@ -15,7 +15,7 @@ import { restMeeting } from '../../rest-compat/routes.js';
 import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, WebhookDoc } from '../db/documents.js';
 import type { Viewer } from '../domain/viewer.js';
-import type { GraphQLContext } from '../graphql/context.js';
+import { queryContext } from '../graphql/context.js';
 import { createLoaders, type Loaders } from '../graphql/loaders.js';
 import { schema } from '../graphql/schema/index.js';
 
@@ -128,7 +128,7 @@ export async function restMeetingAs(
   include: Includes,
   loaders: Loaders = createLoaders(collections, viewer),
 ): Promise<ReturnType<typeof restMeeting> | null> {
-  const contextValue: GraphQLContext = { collections, viewer, requestId: undefined, loaders };
+  const contextValue = queryContext(collections, viewer, loaders);
   const result = await execute({
     schema,
     document: meetingQuery,

@@ -1,8 +1,10 @@
 /**
- * The viewer: who is asking, as established from an API key or a connected-app token.
- * Credentials are looked up by the SHA-256 of the presented secret; the plain secret is never stored.
+ * The viewer: who is asking, as established from an API key or a connected-app token; and the
+ * credentials themselves: every kind a request may present (API key, connected-app token, the
+ * ingestion service's token) is recognised here. Credentials are looked up by the SHA-256 of the
+ * presented secret; the plain secret is never stored.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { CredentialKind, OrganisationDoc, UserDoc } from '../db/documents.js';
@@ -17,18 +19,22 @@ export interface Viewer {
   credentialId: ObjectId;
 }
 
+/** The one way a secret is stored and looked up: hex SHA-256 (keys, tokens, the service token). */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-/** A new API key: shown to its owner once, stored as `hashSecret(key)`. */
-export function newApiKey(): string {
-  return `mk_${randomBytes(24).toString('base64url')}`;
+/** A credential as a request presents it: `X-Api-Key`, or a bearer token (a connected app's, or the service's). */
+export interface PresentedCredential {
+  kind: 'api_key' | 'bearer';
+  secret: string;
 }
 
-export interface PresentedCredential {
-  kind: CredentialKind;
-  secret: string;
+/** The token of an `Authorization: Bearer <token>` header; UNAUTHENTICATED for any other scheme or shape. */
+export function bearerToken(authorization: string): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw new DomainError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>".');
+  return match[1]!;
 }
 
 /** Reads `X-Api-Key` or `Authorization: Bearer`; undefined when neither is sent. */
@@ -38,28 +44,47 @@ export function presentedCredential(headers: {
   const apiKey = headers.get('x-api-key');
   if (apiKey) return { kind: 'api_key', secret: apiKey.trim() };
   const authorization = headers.get('authorization');
-  if (authorization) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match)
-      throw new DomainError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>".');
-    return { kind: 'connected_app', secret: match[1]! };
-  }
+  if (authorization) return { kind: 'bearer', secret: bearerToken(authorization) };
   return undefined;
+}
+
+/**
+ * Who presented a credential: a user (the viewer, through an API key or a connected app's token),
+ * or the ingestion service (a bearer token whose hash is the configured one; it reads nothing and
+ * may only ingest recordings).
+ */
+export type Caller = { viewer: Viewer } | { ingestionService: true };
+
+export interface CredentialPolicy {
+  /** hex SHA-256 of the ingestion service's token; undefined: no such token is accepted. */
+  ingestTokenSha256?: string | undefined;
 }
 
 const refused = 'The API key or token is not valid.';
 
+/** Compared in constant time: both sides are 32-byte digests. */
+function isServiceToken(secret: string, expectedSha256Hex: string | undefined): boolean {
+  if (!expectedSha256Hex) return false;
+  const expected = Buffer.from(expectedSha256Hex, 'hex');
+  const presented = createHash('sha256').update(secret).digest();
+  return expected.length === presented.length && timingSafeEqual(presented, expected);
+}
+
 export async function authenticate(
   collections: Collections,
   presented: PresentedCredential,
-): Promise<Viewer> {
+  policy: CredentialPolicy = {},
+): Promise<Caller> {
+  if (presented.kind === 'bearer' && isServiceToken(presented.secret, policy.ingestTokenSha256))
+    return { ingestionService: true };
   const credential = await collections.credentials.findOne({ secretHash: hashSecret(presented.secret) });
-  if (!credential || credential.revokedAt !== null || credential.kind !== presented.kind) {
+  const storedKind: CredentialKind = presented.kind === 'api_key' ? 'api_key' : 'connected_app';
+  if (!credential || credential.revokedAt !== null || credential.kind !== storedKind) {
     throw new DomainError('UNAUTHENTICATED', refused);
   }
   const user = await collections.users.findOne({ _id: credential.userId });
   if (user?.status !== 'active') throw new DomainError('UNAUTHENTICATED', refused);
   const org = await collections.organisations.findOne({ _id: user.orgId });
   if (!org) throw new DomainError('UNAUTHENTICATED', refused);
-  return { user, org, via: credential.kind, credentialId: credential._id };
+  return { viewer: { user, org, via: credential.kind, credentialId: credential._id } };
 }

@@ -16,7 +16,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     Email: { Input: string; Output: string };
   };
-  AuthScopes: { authenticated: boolean; accountAdmin: boolean };
+  AuthScopes: { authenticated: boolean; accountAdmin: boolean; ingestionService: boolean };
   DefaultFieldNullability: false;
 }>({
   plugins: [ScopeAuthPlugin, RelayPlugin],
@@ -25,6 +25,7 @@ export const builder = new SchemaBuilder<{
     authScopes: (context) => ({
       authenticated: context.viewer !== undefined,
       accountAdmin: context.viewer?.user.settingsAccess.level === 'account_admin',
+      ingestionService: context.ingestionService,
     }),
     unauthorizedError: (_parent, context) =>
       context.viewer

@@ -1,18 +1,62 @@
-/** What every resolver gets: the collections, the viewer (when authenticated) and the request id. */
+/**
+ * What every resolver gets: the collections, who is calling, the request id, the per-request
+ * loaders, and the server's long-lived services (made once by the composition root, src/app.ts).
+ */
 import type { Collections } from '../db/collections.js';
+import type { ContentReadyFeed } from '../domain/content-ready-feed.js';
+import type { DestinationCheck } from '../domain/deliveries.js';
 import type { Viewer } from '../domain/viewer.js';
-import type { Loaders } from './loaders.js';
+import { createLoaders, type Loaders } from './loaders.js';
+
+/** What resolvers need beyond the database: the egress guard's check and the live feed. */
+export interface ResolverServices {
+  /** Where a caller-given URL (webhook, delivery) may point: the egress guard with its allow-list. */
+  destinationCheck: DestinationCheck;
+  /** Meetings whose content became ready, for live subscriptions. */
+  contentReadyFeed: ContentReadyFeed;
+}
 
 export interface GraphQLContext {
   collections: Collections;
-  /** Undefined when no credential was sent; a bad credential never gets this far (401). */
+  /** Undefined when no user credential was sent; a bad credential never gets this far (401). */
   viewer: Viewer | undefined;
+  /** The ingestion service's token was presented: it may ingest recordings, and read nothing. */
+  ingestionService: boolean;
   requestId: string | undefined;
   loaders: Loaders;
+  services: ResolverServices;
 }
 
 /** The viewer, for resolvers behind the `authenticated` scope (which guarantees it). */
 export function viewerOf(context: GraphQLContext): Viewer {
   if (!context.viewer) throw new Error('resolver reached without a viewer: missing authScopes');
   return context.viewer;
+}
+
+const notForQueries = (): never => {
+  throw new Error('a query-only context has no egress guard or live feed');
+};
+
+/**
+ * A context for running a query as `viewer` outside an HTTP request (the bodies the delivery worker
+ * builds). Queries use neither the egress guard nor the live feed: they are absent, loudly.
+ */
+export function queryContext(
+  collections: Collections,
+  viewer: Viewer,
+  loaders: Loaders = createLoaders(collections, viewer),
+): GraphQLContext {
+  return {
+    collections,
+    viewer,
+    ingestionService: false,
+    requestId: undefined,
+    loaders,
+    services: {
+      destinationCheck: notForQueries,
+      get contentReadyFeed(): ContentReadyFeed {
+        return notForQueries();
+      },
+    },
+  };
 }

@@ -8,10 +8,10 @@ import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Collections } from '../db/collections.js';
 import type { RateLimitPolicy } from '../domain/rate-limits.js';
-import { authenticate, presentedCredential } from '../domain/viewer.js';
+import { authenticate, type CredentialPolicy, presentedCredential } from '../domain/viewer.js';
 import type { Logger } from '../logger.js';
 import { compiledExecution } from './compiled-execution.js';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext, ResolverServices } from './context.js';
 import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
 import { exposeHttpStatus } from './http-status-extension.js';
 import { type InProcessCaller, inProcessResult } from './in-process-result.js';
@@ -75,8 +75,10 @@ export function createGraphQLServer(options: {
   logger: Logger;
   corsOrigins: string[];
   rateLimits: RateLimitPolicy;
+  credentials: CredentialPolicy;
+  services: ResolverServices;
 }): GraphQLServer {
-  const { collections, logger } = options;
+  const { collections, logger, services } = options;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -152,8 +154,16 @@ export function createGraphQLServer(options: {
     },
     context: async ({ request, requestId }): Promise<GraphQLContext> => {
       const presented = presentedCredential(request.headers);
-      const viewer = presented ? await authenticate(collections, presented) : undefined;
-      return { collections, viewer, requestId, loaders: createLoaders(collections, viewer) };
+      const caller = presented ? await authenticate(collections, presented, options.credentials) : undefined;
+      const viewer = caller && 'viewer' in caller ? caller.viewer : undefined;
+      return {
+        collections,
+        viewer,
+        ingestionService: caller !== undefined && 'ingestionService' in caller,
+        requestId,
+        loaders: createLoaders(collections, viewer),
+        services,
+      };
     },
   });
 }

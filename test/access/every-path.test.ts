@@ -14,7 +14,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dataset, type DemoPersona, demoDataset, demoPersonas } from '../../seeds/index.js';
-import { deliveryRuntimeOf } from '../../src/delivery/runtime.js';
 import { ingest, type Receiver, SERVICE_TOKEN_SHA256, startReceiver } from '../delivery/support.js';
 import { authHeaders, startTestApp, type TestApp } from '../support/app.js';
 import {
@@ -599,7 +598,7 @@ beforeAll(async () => {
 
   // Live updates for every persona, before anything becomes ready.
   streams.push(...(await Promise.all(active.map((p) => subscribe(p, credentialOf(p))))));
-  const feed = deliveryRuntimeOf(t.app.database.collections).feed;
+  const feed = t.app.services.contentReadyFeed;
   if (!(await waitUntil(() => feed.subscriberCount >= active.length, 5_000)))
     setupDiffs.push(`only ${feed.subscriberCount} of ${active.length} subscriptions started`);
 

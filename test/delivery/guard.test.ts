@@ -9,7 +9,6 @@ import { sign, webhookHeaders } from '../../src/delivery/signing.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { viewerFor } from '../../src/domain/content-ready.js';
 import { requestDelivery } from '../../src/domain/deliveries.js';
-import { presentsServiceToken } from '../../src/domain/ingestion.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
 import {
   emailOf,
@@ -257,8 +256,13 @@ describe('through the API', () => {
       // The service token is no viewer: it reads nothing.
       const read = await t.graphql('{ viewer { email } }', {}, bearer);
       expect(read.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
-      expect(presentsServiceToken(bearer, undefined)).toBe(false);
-      expect(presentsServiceToken(`bearer  ${SERVICE_TOKEN} `, SERVICE_TOKEN_SHA256)).toBe(true);
+      // The scheme is case-insensitive and spaces around the token do not matter.
+      const lenient = await fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `bearer  ${SERVICE_TOKEN} ` },
+        body: JSON.stringify({ query: mutation, variables: { r } }),
+      });
+      expect(((await lenient.json()) as { errors?: unknown }).errors).toBeUndefined();
     });
 
     it('says what is wrong with a recording, with paths', async () => {

@@ -2,17 +2,17 @@
  * Delivery test support: real receivers (node:http on 127.0.0.1), a fake clock, the ingestion
  * service token, recordings in the seed meeting format, and webhooks made through GraphQL.
  */
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { demoPersonas } from '../../seeds/index.js';
+import { hashSecret } from '../../src/domain/viewer.js';
 import { createLogger } from '../../src/logger.js';
 import { keyOf, type TestApp } from '../support/app.js';
 
 export const silentLogger = createLogger('silent');
 
 export const SERVICE_TOKEN = 'svc_ingest_test_token_0123456789';
-export const SERVICE_TOKEN_SHA256 = createHash('sha256').update(SERVICE_TOKEN).digest('hex');
+export const SERVICE_TOKEN_SHA256 = hashSecret(SERVICE_TOKEN);
 
 export const emailOf = (label: string) => demoPersonas.find((p) => p.label === label)!.email;
 

@@ -9,11 +9,11 @@ import { connect } from 'node:net';
 import fc from 'fast-check';
 import { createRestDoor } from '../../rest-compat/index.js';
 import { loadConfig } from '../../src/config.js';
-import { createGraphQLServer } from '../../src/graphql/yoga.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { closeGracefully, createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { testGraphQLServer } from '../support/graphql-server.js';
 
 export interface FuzzApp {
   t: TestApp;
@@ -32,8 +32,7 @@ export async function startFuzzApp(env: Record<string, string> = {}): Promise<Fu
   if (wired) return { t, restUrl: t.url, url: t.url, close: () => t.close() };
   const config = loadConfig({ RATE_LIMIT_GENERAL: '1000000', RATE_LIMIT_HEAVY: '1000000' });
   const logger = createLogger('silent');
-  const graphql = createGraphQLServer({
-    collections: t.app.database.collections,
+  const graphql = testGraphQLServer(t.app.database.collections, {
     logger,
     corsOrigins: [],
     rateLimits: {

@@ -6,9 +6,9 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Collections } from '../../src/db/collections.js';
-import { createGraphQLServer } from '../../src/graphql/yoga.js';
 import { createLogger } from '../../src/logger.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { testGraphQLServer } from '../support/graphql-server.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -27,8 +27,7 @@ function yogaWithLog(collections: Collections) {
       done();
     },
   });
-  const yoga = createGraphQLServer({
-    collections,
+  const yoga = testGraphQLServer(collections, {
     logger: createLogger('debug', sink),
     corsOrigins: [],
     rateLimits: { limits: { general: 1000, heavy: 1000 }, windowSeconds: 60 },

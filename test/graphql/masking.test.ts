@@ -2,9 +2,9 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Collections } from '../../src/db/collections.js';
-import { createGraphQLServer } from '../../src/graphql/yoga.js';
 import { createLogger, withRequestId } from '../../src/logger.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { testGraphQLServer } from '../support/graphql-server.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -29,8 +29,7 @@ describe('error masking', () => {
         },
       },
     } as unknown as Collections;
-    const yoga = createGraphQLServer({
-      collections: broken,
+    const yoga = testGraphQLServer(broken, {
       logger: createLogger('error', sink),
       corsOrigins: [],
       rateLimits: { limits: { general: 60, heavy: 30 }, windowSeconds: 60 },

@@ -12,9 +12,9 @@ import { createRestDoor, routes } from '../../rest-compat/index.js';
 import { defineRoute } from '../../rest-compat/route.js';
 import * as S from '../../rest-compat/schemas.js';
 import { schema } from '../../src/graphql/schema/index.js';
-import { createGraphQLServer } from '../../src/graphql/yoga.js';
 import { createLogger } from '../../src/logger.js';
 import { keyOf } from '../support/app.js';
+import { testGraphQLServer } from '../support/graphql-server.js';
 import { type RestTestApp, startRestTestApp } from './support.js';
 
 let r: RestTestApp;
@@ -120,8 +120,7 @@ describe('routing', () => {
 describe('failures inside', () => {
   it('an unexpected error is a 500 {"error": "Internal server error"}, with no detail', async () => {
     const logger = createLogger('silent');
-    const graphql = createGraphQLServer({
-      collections: r.t.app.database.collections,
+    const graphql = testGraphQLServer(r.t.app.database.collections, {
       logger,
       corsOrigins: [],
       rateLimits: { limits: { general: 1000, heavy: 1000 }, windowSeconds: 60 },
@@ -174,8 +173,7 @@ describe('failures inside', () => {
     expect(() => loadOperations(schema, pathToFileURL(`${folder}/`))).toThrow(/Broken\.graphql/);
 
     const logger = createLogger('silent');
-    const graphql = createGraphQLServer({
-      collections: r.t.app.database.collections,
+    const graphql = testGraphQLServer(r.t.app.database.collections, {
       logger,
       corsOrigins: [],
       rateLimits: { limits: { general: 1, heavy: 1 }, windowSeconds: 60 },

@@ -10,11 +10,11 @@ import * as ajvFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import { createRestDoor } from '../../rest-compat/index.js';
 import { loadConfig } from '../../src/config.js';
-import { createGraphQLServer } from '../../src/graphql/yoga.js';
 import { createMetrics } from '../../src/http/metrics.js';
 import { closeGracefully, createHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { authHeaders, startTestApp, type TestApp } from '../support/app.js';
+import { testGraphQLServer } from '../support/graphql-server.js';
 
 export const PREFIX = '/external/v1';
 
@@ -152,8 +152,7 @@ async function localServer(
 ): Promise<{ url: string; close(): Promise<void> }> {
   const config = loadConfig({ RATE_LIMIT_GENERAL: '1000000', RATE_LIMIT_HEAVY: '1000000', ...env });
   const logger = createLogger(process.env.REST_TEST_LOG ?? 'silent');
-  const graphql = createGraphQLServer({
-    collections: t.app.database.collections,
+  const graphql = testGraphQLServer(t.app.database.collections, {
     logger,
     corsOrigins: [],
     rateLimits: {

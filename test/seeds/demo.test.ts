@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { demoDataset, demoPersonas } from '../../seeds/demo.js';
 import type { MeetingSeed } from '../../seeds/format.js';
-import { sha256Hex } from '../../seeds/load.js';
 import { companyDomainOf, describeInvitee } from '../../src/domain/invitees.js';
+import { hashSecret } from '../../src/domain/viewer.js';
 
 const d = demoDataset();
 const orgOf = (email: string) => d.users.find((u) => u.email === email)!.organisation;
@@ -166,7 +166,7 @@ describe('the demo personas', () => {
       expect(p.label.length).toBeLessThanOrEqual(28);
       const stored = d.api_keys.find((k) => k.key === p.apiKey);
       expect(stored).toMatchObject({ user: p.email, kind: p.kind });
-      expect(sha256Hex(p.apiKey)).toMatch(/^[0-9a-f]{64}$/);
+      expect(hashSecret(p.apiKey)).toMatch(/^[0-9a-f]{64}$/);
     }
   });
 

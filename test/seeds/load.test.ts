@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoDataset } from '../../seeds/demo.js';
-import { loadDataset, sha256Hex } from '../../seeds/load.js';
+import { loadDataset } from '../../seeds/load.js';
 import { InvalidDatasetError } from '../../seeds/validate.js';
 import { sharedWithOf } from '../../src/domain/sharing.js';
+import { hashSecret } from '../../src/domain/viewer.js';
 import { dump, startTestDatabase, type TestDatabase } from './database.js';
 import { smallDataset } from './fixtures.js';
 
@@ -115,7 +116,7 @@ describe('loadDataset: a small dataset read back', () => {
     });
     expect(await c.summaries.findOne({ recordingId: 7 })).toMatchObject({ templateName: 'General' });
 
-    const key = await c.credentials.findOne({ secretHash: sha256Hex('mk_test_rita_0123456789abcdef') });
+    const key = await c.credentials.findOne({ secretHash: hashSecret('mk_test_rita_0123456789abcdef') });
     expect(key).toMatchObject({
       userId: rita!._id,
       kind: 'api_key',
@@ -124,7 +125,7 @@ describe('loadDataset: a small dataset read back', () => {
       revokedAt: null,
     });
     expect(key!.createdAt).toEqual(new Date('2025-01-01T10:00:00Z'));
-    const app = await c.credentials.findOne({ secretHash: sha256Hex('mct_test_sid_0123456789abcdef') });
+    const app = await c.credentials.findOne({ secretHash: hashSecret('mct_test_sid_0123456789abcdef') });
     expect(app).toMatchObject({
       kind: 'connected_app',
       appName: 'Flow',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoDataset } from '../../seeds/demo.js';
-import { formatPath, validateDataset } from '../../seeds/validate.js';
+import { validateDataset } from '../../seeds/validate.js';
+import { formatPath } from '../../src/domain/recording-format.js';
 import { smallDataset } from './fixtures.js';
 
 function problemsOf(input: unknown): string[] {

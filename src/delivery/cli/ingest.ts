@@ -9,7 +9,8 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { connectDatabase } from '../../db/connection.js';
 import { DomainError } from '../../domain/errors.js';
-import { ingestRecording, parseRecording } from '../../domain/ingestion.js';
+import { ingestRecording } from '../../domain/ingestion.js';
+import { parseRecording } from '../../domain/recording-format.js';
 
 const usage = `Usage: npm run ingest -- --file FILE
 

@@ -1,5 +1,4 @@
 /** `deliverTranscript` / `deliverSummary`: queue an asynchronous POST of one recording's content. */
-import { deliveryRuntimeOf } from '../../delivery/runtime.js';
 import { type DeliveryContent, requestDelivery } from '../../domain/deliveries.js';
 import { builder } from '../builder.js';
 import { viewerOf } from '../context.js';
@@ -28,7 +27,7 @@ function deliveryMutation(content: DeliveryContent) {
           args.recordingId,
           content,
           args.destinationUrl,
-          deliveryRuntimeOf(context.collections).egress.destinationCheck,
+          context.services.destinationCheck,
         ),
     }),
   );

@@ -1,22 +1,13 @@
 /**
  * `ingestRecording`: stores one recording with its content, for the recording pipeline. Only the
- * service credential may call it: `Authorization: Bearer <token>` whose SHA-256 is configured as
- * INGEST_TOKEN_SHA256. The HTTP door recognises the token (app.ts) and marks the request's context
- * as a service call; API keys and connected apps are refused.
+ * ingestion service may call it: `Authorization: Bearer <token>` whose SHA-256 is configured as
+ * INGEST_TOKEN_SHA256 (recognised with the other credentials, src/domain/viewer.ts); API keys and
+ * connected apps are refused.
  */
 import { DomainError } from '../../domain/errors.js';
 import { ingestRecording } from '../../domain/ingestion.js';
 import type { StoredRecording } from '../../domain/recordings.js';
 import { builder } from '../builder.js';
-
-/** What the door adds to the server context of a request that presented the service token. */
-export interface ServiceCallerContext {
-  serviceCaller?: boolean;
-}
-
-export function isServiceCaller(context: object): boolean {
-  return (context as ServiceCallerContext).serviceCaller === true;
-}
 
 const IngestRecordingPayload = builder.objectRef<StoredRecording>('IngestRecordingPayload').implement({
   fields: (t) => ({
@@ -40,7 +31,7 @@ builder.mutationField('ingestRecording', (t) =>
   t.field({
     type: IngestRecordingPayload,
     skipTypeScopes: true,
-    authScopes: (_root, _args, context) => isServiceCaller(context),
+    authScopes: { ingestionService: true },
     description:
       'Stores a recording with its content (service credential only). Storing one that exists updates it; webhooks fire once, the first time it is stored with its summary.',
     args: {

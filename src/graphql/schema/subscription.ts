@@ -2,7 +2,6 @@
  * `meetingContentReady`: live updates (over server-sent events) of meetings whose content became
  * ready, in this process or any other sharing the database, each only to subscribers who may see it.
  */
-import { deliveryRuntimeOf } from '../../delivery/runtime.js';
 import { DomainError } from '../../domain/errors.js';
 import { canSee } from '../../domain/visibility.js';
 import { builder } from '../builder.js';
@@ -25,7 +24,7 @@ builder.subscriptionField('meetingContentReady', (t) =>
           'Send an API key in the X-Api-Key header (or a Bearer token).',
         );
       const viewer = viewerOf(context);
-      return deliveryRuntimeOf(context.collections).feed.subscribe((meeting) => canSee(viewer, meeting));
+      return context.services.contentReadyFeed.subscribe((meeting) => canSee(viewer, meeting));
     },
     resolve: (meeting, _args, context) => {
       // The subscription's context lives as long as it does: fresh loaders per event, no stale cache.

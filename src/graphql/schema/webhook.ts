@@ -13,7 +13,6 @@ import type {
   TriggeredFor,
   WebhookDoc,
 } from '../../db/documents.js';
-import { deliveryRuntimeOf } from '../../delivery/runtime.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -244,7 +243,7 @@ builder.mutationFields((t) => ({
           includeSummary: input.includeSummary ?? false,
           includeActionItems: input.includeActionItems ?? false,
         },
-        deliveryRuntimeOf(context.collections).egress.destinationCheck,
+        context.services.destinationCheck,
       ),
   }),
   deleteWebhook: t.field({

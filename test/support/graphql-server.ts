@@ -1,0 +1,27 @@
+/**
+ * A Yoga instance of its own, for tests that need one beside the running app (a broken database,
+ * a logger to inspect, their own limits): the defaults the app would give it, with overrides.
+ */
+import type { Collections } from '../../src/db/collections.js';
+import { EgressGuard } from '../../src/delivery/egress.js';
+import { ContentReadyFeed } from '../../src/domain/content-ready-feed.js';
+import { createGraphQLServer, type GraphQLServer } from '../../src/graphql/yoga.js';
+import { createLogger } from '../../src/logger.js';
+
+export function testGraphQLServer(
+  collections: Collections,
+  overrides: Partial<Parameters<typeof createGraphQLServer>[0]> = {},
+): GraphQLServer {
+  return createGraphQLServer({
+    collections,
+    logger: createLogger('silent'),
+    corsOrigins: [],
+    rateLimits: { limits: { general: 1000, heavy: 1000 }, windowSeconds: 60 },
+    credentials: {},
+    services: {
+      destinationCheck: new EgressGuard().destinationCheck,
+      contentReadyFeed: new ContentReadyFeed(collections),
+    },
+    ...overrides,
+  });
+}
