@@ -157,13 +157,13 @@ export async function restMeetingAs(
 }
 
 /**
- * The JSON body of `message`, built as `principal` (the webhook owner, or who asked for the
- * delivery); null when the principal may not see the recording (any more).
+ * The JSON body of `message`, built as `viewer` (the webhook owner, or who asked for the
+ * delivery); null when the viewer may not see the recording (any more).
  */
 export async function buildBody(
   collections: Collections,
   message: OutboxDoc,
-  principal: Viewer,
+  viewer: Viewer,
   webhook: WebhookDoc | null,
   loaders?: Loaders,
 ): Promise<string | null> {
@@ -173,7 +173,7 @@ export async function buildBody(
       if (!webhook) return null;
       const meeting = await restMeetingAs(
         collections,
-        principal,
+        viewer,
         recordingId,
         {
           transcript: webhook.includeTranscript,
@@ -188,7 +188,7 @@ export async function buildBody(
     case 'transcript_delivery': {
       const meeting = await restMeetingAs(
         collections,
-        principal,
+        viewer,
         recordingId,
         {
           transcript: true,
@@ -203,7 +203,7 @@ export async function buildBody(
     case 'summary_delivery': {
       const meeting = await restMeetingAs(
         collections,
-        principal,
+        viewer,
         recordingId,
         {
           transcript: false,

@@ -27,9 +27,6 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** Each delay is stretched or shrunk by up to this fraction, so retries of many messages spread out. */
 export const JITTER = 0.1;
 
-/** A webhook whose every attempt failed for this long is disabled. */
-export const DISABLE_AFTER_FAILING_MS = 5 * 24 * HOUR;
-
 /** Retry-After values beyond this are capped. */
 const MAX_RETRY_AFTER_MS = 24 * HOUR;
 

@@ -3,18 +3,14 @@
  * finishes fan-outs left pending. It runs inside the server and alone (`npm run worker`); any
  * number of workers may share one database.
  *
- * - Claim: one `findOneAndUpdate` takes a due pending message and sets a lease (a random token,
- *   and `nextAttemptAt` pushed to the lease's expiry). A worker that dies holding it loses
- *   nothing: when the lease runs out the message is due again and another worker claims it.
- * - Outcome: every update after the claim filters on the lease token, so a worker whose lease ran
- *   out records nothing (its attempt is still logged, with `recorded: false`).
+ * - Claim and outcome: under a lease, through the outbox module (src/domain/outbox.ts), which owns
+ *   a message's life; a worker that dies holding one loses nothing.
  * - Send: the body is built once (payload.ts), stored, and sent byte for byte; each attempt is
  *   signed afresh (Standard Webhooks) with the current time, through the egress guard, without
  *   following redirects, within the connect and total timeouts.
  * - At least once: a message can reach its receiver more than once (a lease that ran out, a crash
  *   after the request), always with the same `webhook-id`, which receivers use to deduplicate.
  */
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ObjectId } from 'mongodb';
 import { Agent, request } from 'undici';
@@ -23,14 +19,22 @@ import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, OutboxStatus, WebhookDoc } from '../db/documents.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { finishPendingFanOuts } from '../domain/content-ready.js';
-import { onOutboxWork } from '../domain/outbox-signal.js';
+import {
+  claimMessage,
+  endUnsent,
+  onQueued,
+  recordAttempt,
+  releaseMessage,
+  storeBody,
+  trackWebhook,
+} from '../domain/outbox.js';
 import { signingSecrets } from '../domain/webhooks.js';
 import type { Logger } from '../logger.js';
 import { EgressGuard } from './egress.js';
 import { buildBody } from './payload.js';
-import { type Principal, Principals } from './principals.js';
-import { type AttemptResult, type Decision, DISABLE_AFTER_FAILING_MS, decide } from './schedule.js';
+import { type AttemptResult, type Decision, decide } from './schedule.js';
 import { webhookHeaders } from './signing.js';
+import { ViewerCache, type ViewerWithLoaders } from './viewer-cache.js';
 
 export interface WorkerOptions {
   collections: Collections;
@@ -57,7 +61,7 @@ const USER_AGENT = 'meetings-gateway-webhooks/1';
 const RESPONSE_BODY_LIMIT = 64 * 1024;
 
 type Target =
-  | { send: true; url: string; secrets: string[]; principal: Principal; webhook: WebhookDoc | null }
+  | { send: true; url: string; secrets: string[]; sender: ViewerWithLoaders; webhook: WebhookDoc | null }
   | { send: false; status: Extract<OutboxStatus, 'failed' | 'cancelled'>; reason: string };
 
 function describeError(error: unknown): string {
@@ -78,7 +82,7 @@ export class DeliveryWorker {
   private readonly sweepGraceMs: number;
   private readonly random: () => number;
   private readonly agent: Agent;
-  private readonly principals: Principals;
+  private readonly viewers: ViewerCache;
   /** Aborted by stop(): no more claims. */
   private readonly stopping = new AbortController();
   /** Aborted when stop()'s grace runs out: attempts in flight end at once. */
@@ -102,7 +106,7 @@ export class DeliveryWorker {
     this.leaseMs = options.leaseMs ?? 60_000;
     this.sweepGraceMs = options.sweepGraceMs ?? 10_000;
     this.random = options.random ?? Math.random;
-    this.principals = new Principals(this.collections, this.clock);
+    this.viewers = new ViewerCache(this.collections, this.clock);
     if (this.leaseMs <= this.timeoutMs)
       throw new Error('the lease must outlast an attempt (leaseMs > timeoutMs)');
     const connectTimeout = Math.min(options.connectTimeoutMs ?? 5_000, this.timeoutMs);
@@ -119,7 +123,7 @@ export class DeliveryWorker {
   start(): void {
     if (this.loop) return;
     // Work queued by this process (an ingestion, a redelivery) starts at once, not at the next poll.
-    this.unsubscribe = onOutboxWork(() => {
+    this.unsubscribe = onQueued(() => {
       if (this.wake) this.wake();
       else this.hinted = true;
     });
@@ -203,14 +207,8 @@ export class DeliveryWorker {
   }
 
   /** Takes the most overdue pending message and leases it; null when nothing is due. */
-  async claim(): Promise<OutboxDoc | null> {
-    const now = this.clock.now();
-    const expires = new Date(now.getTime() + this.leaseMs);
-    return this.collections.outbox.findOneAndUpdate(
-      { status: 'pending', nextAttemptAt: { $lte: now } },
-      { $set: { leaseToken: randomUUID(), leaseExpiresAt: expires, nextAttemptAt: expires } },
-      { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
-    );
+  claim(): Promise<OutboxDoc | null> {
+    return claimMessage(this.collections, this.clock.now(), this.leaseMs);
   }
 
   /** Who it is sent as, where, signed with what; or why nothing may be sent any more. */
@@ -226,32 +224,21 @@ export class DeliveryWorker {
           reason: `the webhook is disabled (${webhook.disabledReason})`,
         };
     }
-    const principal = await this.principals.get(message.requestedBy);
-    if (!principal)
-      return { send: false, status: 'cancelled', reason: 'its owner is no longer an active user' };
-    // The principal's meetings loader applies the visibility rules.
-    const meeting = await principal.loaders.meetings.load(message.recordingId);
+    const sender = await this.viewers.get(message.requestedBy);
+    if (!sender) return { send: false, status: 'cancelled', reason: 'its owner is no longer an active user' };
+    // The sender's meetings loader applies the visibility rules.
+    const meeting = await sender.loaders.meetings.load(message.recordingId);
     if (!meeting)
       return { send: false, status: 'cancelled', reason: 'its owner may no longer see the recording' };
     const secrets = webhook ? signingSecrets(webhook, now) : [];
-    return { send: true, url: message.destinationUrl, secrets, principal, webhook };
+    return { send: true, url: message.destinationUrl, secrets, sender, webhook };
   }
 
   /** One attempt of a leased message, and its outcome. */
   async deliver(message: OutboxDoc): Promise<void> {
-    const token = message.leaseToken!;
-    const mine = { _id: message._id, leaseToken: token };
     const target = await this.target(message, this.clock.now());
     if (!target.send) {
-      await this.collections.outbox.updateOne(mine, {
-        $set: {
-          status: target.status,
-          lastError: target.reason,
-          finishedAt: this.clock.now(),
-          leaseToken: null,
-          leaseExpiresAt: null,
-        },
-      });
+      await endUnsent(this.collections, message, target.status, target.reason, this.clock.now());
       this.logger.info({ messageId: message.messageId, reason: target.reason }, `message ${target.status}`);
       return;
     }
@@ -261,24 +248,17 @@ export class DeliveryWorker {
       body = await buildBody(
         this.collections,
         message,
-        target.principal.viewer,
+        target.sender.viewer,
         target.webhook,
-        target.principal.loaders,
+        target.sender.loaders,
       );
       if (body === null) {
-        await this.collections.outbox.updateOne(mine, {
-          $set: {
-            status: 'cancelled',
-            lastError: 'its owner may no longer see the recording',
-            finishedAt: this.clock.now(),
-            leaseToken: null,
-            leaseExpiresAt: null,
-          },
-        });
+        const reason = 'its owner may no longer see the recording';
+        await endUnsent(this.collections, message, 'cancelled', reason, this.clock.now());
         return;
       }
-      const stored = await this.collections.outbox.updateOne(mine, { $set: { body } });
-      if (stored.modifiedCount === 0) return; // the lease ran out meanwhile: another worker has it now
+      // The lease ran out meanwhile: another worker has it now.
+      if (!(await storeBody(this.collections, message, body))) return;
     }
 
     const attemptedAt = this.clock.now();
@@ -292,40 +272,35 @@ export class DeliveryWorker {
 
     if (this.abortInFlight.signal.aborted && result.status === null) {
       // Stopped mid-attempt: hand the message back at once rather than wait for the lease.
-      const released = await this.collections.outbox.updateOne(mine, {
-        $set: { leaseToken: null, leaseExpiresAt: null, nextAttemptAt: attemptedAt },
-      });
-      await this.logAttempt(message, attemptedAt, result, 'retry', released.modifiedCount === 1);
+      const released = await releaseMessage(this.collections, message, attemptedAt);
+      await this.logAttempt(message, attemptedAt, result, 'retry', released);
       return;
     }
 
     const attempts = message.attempts + 1;
     const answeredAt = this.clock.now(); // retries count from the end of the attempt
     const decision = decide(result, attempts, answeredAt, this.random);
-    const finished = decision.outcome !== 'retry';
-    const status: OutboxStatus =
-      decision.outcome === 'delivered' ? 'delivered' : finished ? 'failed' : 'pending';
-    const recorded = await this.collections.outbox.updateOne(mine, {
-      $set: {
-        status,
-        attempts,
-        nextAttemptAt:
-          decision.outcome === 'retry' ? new Date(answeredAt.getTime() + decision.delayMs) : answeredAt,
-        lastAttemptAt: attemptedAt,
-        lastResponseStatus: result.status,
-        lastError: result.error,
-        finishedAt: finished ? answeredAt : null,
-        leaseToken: null,
-        leaseExpiresAt: null,
-      },
+    const recorded = await recordAttempt(this.collections, message, {
+      outcome: decision.outcome,
+      attemptedAt,
+      answeredAt,
+      retryAt: decision.outcome === 'retry' ? new Date(answeredAt.getTime() + decision.delayMs) : null,
+      responseStatus: result.status,
+      error: result.error,
     });
-    const wasRecorded = recorded.modifiedCount === 1;
-    await this.logAttempt(message, attemptedAt, result, decision.outcome, wasRecorded);
-    if (!wasRecorded) {
+    await this.logAttempt(message, attemptedAt, result, decision.outcome, recorded);
+    if (!recorded) {
       this.logger.warn({ messageId: message.messageId }, 'lease ran out before the outcome: not recorded');
       return;
     }
-    if (target.webhook) await this.trackWebhook(target.webhook, decision, answeredAt);
+    if (target.webhook) {
+      const disabled = await trackWebhook(this.collections, target.webhook, decision.outcome, answeredAt);
+      if (disabled)
+        this.logger.warn(
+          { webhookId: target.webhook._id.toHexString(), reason: disabled },
+          'webhook disabled',
+        );
+    }
     this.logger.info(
       {
         messageId: message.messageId,
@@ -359,41 +334,6 @@ export class DeliveryWorker {
       outcome,
       recorded,
     });
-  }
-
-  /** 410 disables the webhook; so does a run of failures lasting 5 days; a success ends the run. */
-  private async trackWebhook(webhook: WebhookDoc, decision: Decision, now: Date): Promise<void> {
-    const webhooks = this.collections.webhooks;
-    const webhookId = webhook._id;
-    if (decision.outcome === 'delivered') {
-      if (!webhook.failingSince) return; // the usual case: nothing to clear
-      await webhooks.updateOne(
-        { _id: webhookId, failingSince: { $ne: null } },
-        { $set: { failingSince: null } },
-      );
-      return;
-    }
-    if (decision.outcome === 'gone') {
-      await webhooks.updateOne(
-        { _id: webhookId, disabledAt: null },
-        { $set: { disabledAt: now, disabledReason: 'the receiver answered 410 Gone' } },
-      );
-      return;
-    }
-    await webhooks.updateOne({ _id: webhookId, failingSince: null }, { $set: { failingSince: now } });
-    const disabled = await webhooks.updateOne(
-      {
-        _id: webhookId,
-        disabledAt: null,
-        failingSince: { $lte: new Date(now.getTime() - DISABLE_AFTER_FAILING_MS) },
-      },
-      { $set: { disabledAt: now, disabledReason: 'every delivery failed for 5 days' } },
-    );
-    if (disabled.modifiedCount === 1)
-      this.logger.warn(
-        { webhookId: webhookId.toHexString() },
-        'webhook disabled: every delivery failed for 5 days',
-      );
   }
 
   /** One POST through the guarded agent, within the total timeout; never throws. */

@@ -4,17 +4,15 @@
  * event in the outbox.
  *
  * Durable without transactions: `storeRecording` sets `contentReadyAt` and `eventsPending` in one
- * write, then fans out here with upserts keyed by (webhook, recording) — a partial unique index
- * makes a second event impossible — and only then clears `eventsPending`. A process that dies in
+ * write, then fans out here — the outbox keys events by (webhook, recording), so a second event is
+ * impossible — and only then clears `eventsPending`. A process that dies in
  * between leaves the mark behind, and any worker's sweep repeats the fan-out; repeating it creates
  * nothing twice. Before that, the intent to write a summary (`summaryPending`) covers a process
  * dying between the summary write and the ready mark.
  */
-import { MongoServerError } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { MeetingDoc, OrganisationDoc, TriggeredFor, UserDoc, WebhookDoc } from '../db/documents.js';
-import { newMessageId, unsentMessage } from './deliveries.js';
-import { outboxHasWork } from './outbox-signal.js';
+import { queueWebhookEvent } from './outbox.js';
 import { isSharedWithAnyTeam } from './sharing.js';
 import type { Viewer } from './viewer.js';
 import { canSee } from './visibility.js';
@@ -42,38 +40,6 @@ export function categoryFor(owner: Viewer, meeting: MeetingDoc): TriggeredFor | 
   return 'shared_external_recordings';
 }
 
-export function isDuplicateKey(error: unknown): boolean {
-  return error instanceof MongoServerError && error.code === 11000;
-}
-
-/** Queues the event of `webhook` for `meeting` unless it exists; true when this call created it. */
-async function queueEvent(
-  collections: Collections,
-  webhook: WebhookDoc,
-  meeting: MeetingDoc,
-  now: Date,
-): Promise<boolean> {
-  try {
-    const result = await collections.outbox.updateOne(
-      { kind: 'webhook_event', webhookId: webhook._id, recordingId: meeting.recordingId },
-      {
-        $setOnInsert: {
-          messageId: newMessageId(),
-          requestedBy: webhook.ownerId,
-          destinationUrl: webhook.url,
-          ...unsentMessage(now),
-        },
-      },
-      { upsert: true },
-    );
-    return result.upsertedCount === 1;
-  } catch (error) {
-    // Two processes fanning out the same meeting at once: the other one inserted it.
-    if (isDuplicateKey(error)) return false;
-    throw error;
-  }
-}
-
 /** The webhooks whose owners might see the meeting: its recorder's, its individual shares', its organisation's. */
 async function candidateWebhooks(collections: Collections, meeting: MeetingDoc): Promise<WebhookDoc[]> {
   const owners: object[] = [{ ownerId: meeting.recorderId }];
@@ -83,7 +49,7 @@ async function candidateWebhooks(collections: Collections, meeting: MeetingDoc):
 }
 
 /**
- * Creates the outbox events of a ready meeting (idempotently) and clears its `eventsPending` mark.
+ * Queues the webhook events of a ready meeting (idempotently) and clears its `eventsPending` mark.
  * Returns how many events this call created.
  */
 export async function fanOutContentReady(
@@ -111,9 +77,10 @@ export async function fanOutContentReady(
         const category = owner ? categoryFor(owner, meeting) : null;
         return category !== null && webhook.triggeredFor.includes(category);
       });
-      const results = await Promise.all(matching.map((w) => queueEvent(collections, w, meeting, now)));
+      const results = await Promise.all(
+        matching.map((w) => queueWebhookEvent(collections, w, meeting.recordingId, now)),
+      );
       created = results.filter(Boolean).length;
-      if (created > 0) outboxHasWork();
     }
   }
   await collections.meetings.updateOne(

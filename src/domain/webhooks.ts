@@ -9,7 +9,7 @@ import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, TriggeredFor, WebhookDoc } from '../db/documents.js';
 import { checkedDestination, type DestinationCheck } from './deliveries.js';
 import { DomainError } from './errors.js';
-import { outboxHasWork } from './outbox-signal.js';
+import { cancelWebhookEvents, redeliverFailedWebhookEvents, redeliverWebhookEvent } from './outbox.js';
 import { findPage, Keyset, type Page, type PageRequest } from './pagination.js';
 import type { Viewer } from './viewer.js';
 
@@ -100,12 +100,7 @@ export async function deleteWebhook(collections: Collections, viewer: Viewer, id
   const _id = webhookObjectId(id);
   const { deletedCount } = await collections.webhooks.deleteOne({ _id, ownerId: viewer.user._id });
   if (deletedCount === 0) throw new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
-  // Nothing more is sent for it (a worker holding one now finds the webhook gone and cancels too).
-  const now = new Date();
-  await collections.outbox.updateMany(
-    { webhookId: _id, status: 'pending' },
-    { $set: { status: 'cancelled', lastError: 'the webhook was deleted', finishedAt: now } },
-  );
+  await cancelWebhookEvents(collections, _id, 'the webhook was deleted', new Date());
 }
 
 /** A new signing secret; the former one keeps signing too for 24 hours, so receivers can switch over. */
@@ -162,20 +157,6 @@ export function listWebhookDeliveries(
   return findPage(collections.outbox, keyset, { webhookId: webhook._id }, request);
 }
 
-/** What a redelivery resets: a fresh retry schedule, due now, same message id and body. */
-function redelivery(now: Date) {
-  return {
-    $set: {
-      status: 'pending' as const,
-      attempts: 0,
-      nextAttemptAt: now,
-      leaseToken: null,
-      leaseExpiresAt: null,
-      finishedAt: null,
-    },
-  };
-}
-
 function requireEnabled(webhook: WebhookDoc): void {
   if (webhook.disabledAt) {
     throw new DomainError(
@@ -195,15 +176,8 @@ export async function redeliverEvent(
 ): Promise<OutboxDoc> {
   const webhook = await findOwnWebhook(collections, viewer, webhookId);
   requireEnabled(webhook);
-  const event = await collections.outbox.findOneAndUpdate(
-    { webhookId: webhook._id, messageId, status: { $in: ['delivered', 'failed', 'cancelled'] } },
-    redelivery(now),
-    { returnDocument: 'after' },
-  );
-  if (event) {
-    outboxHasWork();
-    return event;
-  }
+  const message = await redeliverWebhookEvent(collections, webhook._id, messageId, now);
+  if (message) return message;
   const exists = await collections.outbox.findOne({ webhookId: webhook._id, messageId });
   if (!exists) throw new DomainError('NOT_FOUND', `No event ${messageId} for this webhook.`);
   throw new DomainError(
@@ -222,10 +196,5 @@ export async function redeliverFailedEvents(
 ): Promise<number> {
   const webhook = await findOwnWebhook(collections, viewer, webhookId);
   requireEnabled(webhook);
-  const { modifiedCount } = await collections.outbox.updateMany(
-    { webhookId: webhook._id, status: 'failed', createdAt: { $gte: since } },
-    redelivery(now),
-  );
-  if (modifiedCount > 0) outboxHasWork();
-  return modifiedCount;
+  return redeliverFailedWebhookEvents(collections, webhook._id, since, now);
 }

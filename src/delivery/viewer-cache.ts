@@ -1,5 +1,5 @@
 /**
- * Whom the worker sends as, kept for a moment. One ingestion fans out to many webhooks: with each
+ * The viewers the worker sends as (a webhook's owner, or who asked for a delivery), kept for a moment. One ingestion fans out to many webhooks: with each
  * owner and their loaders kept for `ttlMs`, and the content loaders shared by every owner in that
  * window, a burst of events costs one lookup per owner and one read of each content kind per
  * recording, not one per event. A deactivated owner, a changed share or new content takes effect
@@ -12,7 +12,8 @@ import { viewerFor } from '../domain/content-ready.js';
 import type { Viewer } from '../domain/viewer.js';
 import { createContentLoaders, createLoaders, type Loaders } from '../graphql/loaders.js';
 
-export interface Principal {
+/** A viewer with loaders of their own: visibility applies to whatever they load. */
+export interface ViewerWithLoaders {
   viewer: Viewer;
   /** Loaders as this viewer: visibility applies to whatever they load. */
   loaders: Loaders;
@@ -21,11 +22,11 @@ export interface Principal {
 type ContentLoaders = ReturnType<typeof createContentLoaders>;
 
 interface Entry {
-  principal: Promise<Principal | null>;
+  viewer: Promise<ViewerWithLoaders | null>;
   expiresAt: number;
 }
 
-export class Principals {
+export class ViewerCache {
   private readonly entries = new Map<string, Entry>();
   private content: { loaders: ContentLoaders; expiresAt: number } | null = null;
 
@@ -36,21 +37,21 @@ export class Principals {
   ) {}
 
   /** The active user `userId` with their organisation, or null when they are not active any more. */
-  get(userId: ObjectId): Promise<Principal | null> {
+  get(userId: ObjectId): Promise<ViewerWithLoaders | null> {
     const now = this.clock.now().getTime();
     const key = userId.toHexString();
     const cached = this.entries.get(key);
-    if (cached && cached.expiresAt > now) return cached.principal;
+    if (cached && cached.expiresAt > now) return cached.viewer;
     if (this.entries.size > 1000)
       for (const [k, e] of this.entries) if (e.expiresAt <= now) this.entries.delete(k);
-    const principal = this.load(userId);
-    this.entries.set(key, { principal, expiresAt: now + this.ttlMs });
+    const viewer = this.load(userId);
+    this.entries.set(key, { viewer, expiresAt: now + this.ttlMs });
     // A failed lookup is not remembered.
-    principal.catch(() => this.entries.delete(key));
-    return principal;
+    viewer.catch(() => this.entries.delete(key));
+    return viewer;
   }
 
-  private async load(userId: ObjectId): Promise<Principal | null> {
+  private async load(userId: ObjectId): Promise<ViewerWithLoaders | null> {
     const user = await this.collections.users.findOne({ _id: userId });
     const org = user && (await this.collections.organisations.findOne({ _id: user.orgId }));
     if (user?.status !== 'active' || !org) return null;
