@@ -16,7 +16,7 @@ import type { ObjectId } from 'mongodb';
 import type { MeetingSeed } from '../seeds/format.js';
 import { type DatasetInput, loadDataset } from '../seeds/index.js';
 import { Random } from '../seeds/random.js';
-import type { Collections } from '../src/db/collections.js';
+import { type Collections, contentKinds } from '../src/db/collections.js';
 import type { MeetingDoc } from '../src/db/documents.js';
 import { recordingInputOf, recordingSchema } from '../src/domain/recording-format.js';
 import { meetingFieldsOf, storeRecording } from '../src/domain/recordings.js';
@@ -388,27 +388,20 @@ export async function loadBenchDataset(
   // the next is generated, with a yield now and then so the driver can keep the socket busy.
   const readyAt = new Date();
   const batch = 50;
-  const byRecording = (m: MeetingSeed) => ({ recordingId: m.recording_id });
-  const insert = (seeds: MeetingSeed[]) =>
-    Promise.all([
+  const insert = (seeds: MeetingSeed[]) => {
+    const inputs = seeds.map(recordingInputOf);
+    return Promise.all([
       collections.meetings.insertMany(seeds.map((m) => meetingFields(m, refs, readyAt)) as MeetingDoc[]),
-      collections.transcripts.insertMany(
-        seeds.map((m) => ({ ...byRecording(m), entries: recordingInputOf(m).transcript! })) as never[],
-      ),
-      collections.summaries.insertMany(
-        seeds.map((m) => ({
-          ...byRecording(m),
-          templateName: m.default_summary!.template_name,
-          markdownFormatted: m.default_summary!.markdown_formatted,
-        })) as never[],
-      ),
-      collections.actionItems.insertMany(
-        seeds.map((m) => ({ ...byRecording(m), items: recordingInputOf(m).actionItems! })) as never[],
-      ),
-      collections.highlights.insertMany(
-        seeds.map((m) => ({ ...byRecording(m), items: recordingInputOf(m).highlights! })) as never[],
+      ...contentKinds.map((kind) =>
+        collections[kind].insertMany(
+          inputs.map((input, i) => ({
+            recordingId: seeds[i]!.recording_id,
+            ...input.content[kind],
+          })) as never[],
+        ),
       ),
     ]);
+  };
   // Up to three batches in flight keep both the engine and this process busy.
   const writing: Promise<unknown>[] = [];
   for (let from = 1; from < options.meetings; from += batch) {

@@ -4,36 +4,32 @@
  */
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type {
-  ActionItemsDoc,
+  ContentDocs,
+  ContentKind,
   CounterDoc,
   CredentialDoc,
   CrmConnectionDoc,
   CrmRecordDoc,
   DeliveryAttemptDoc,
-  HighlightsDoc,
   MeetingDoc,
   MeetingTypeDoc,
   OrganisationDoc,
   OutboxDoc,
   RateLimitDoc,
-  SummaryDoc,
   TeamDoc,
-  TranscriptDoc,
   UserDoc,
   WebhookDoc,
 } from './documents.js';
 
-export interface Collections {
+type ContentCollections = { [K in ContentKind]: Collection<ContentDocs[K]> };
+
+export interface Collections extends ContentCollections {
   organisations: Collection<OrganisationDoc>;
   teams: Collection<TeamDoc>;
   users: Collection<UserDoc>;
   credentials: Collection<CredentialDoc>;
   meetingTypes: Collection<MeetingTypeDoc>;
   meetings: Collection<MeetingDoc>;
-  transcripts: Collection<TranscriptDoc>;
-  summaries: Collection<SummaryDoc>;
-  actionItems: Collection<ActionItemsDoc>;
-  highlights: Collection<HighlightsDoc>;
   crmConnections: Collection<CrmConnectionDoc>;
   crmRecords: Collection<CrmRecordDoc>;
   webhooks: Collection<WebhookDoc>;
@@ -44,6 +40,15 @@ export interface Collections {
 }
 
 export type CollectionName = keyof Collections;
+
+/** Every content kind, in the order of ContentDocs: readers and the write path iterate it. */
+export const contentKinds: readonly ContentKind[] = ['transcripts', 'summaries', 'actionItems', 'highlights'];
+
+const byRecording: IndexDescription[] = [{ key: { recordingId: 1 }, unique: true }];
+const contentIndexes = Object.fromEntries(contentKinds.map((kind) => [kind, byRecording])) as Record<
+  ContentKind,
+  IndexDescription[]
+>;
 
 /** Newest first by recording start, ties by recording id: the keyset order of every meeting list. */
 const meetingKeyset = { recordingStartTime: -1, recordingId: -1 } as const;
@@ -69,10 +74,7 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
       partialFilterExpression: { summaryPending: true },
     },
   ],
-  transcripts: [{ key: { recordingId: 1 }, unique: true }],
-  summaries: [{ key: { recordingId: 1 }, unique: true }],
-  actionItems: [{ key: { recordingId: 1 }, unique: true }],
-  highlights: [{ key: { recordingId: 1 }, unique: true }],
+  ...contentIndexes,
   crmConnections: [{ key: { 'owner.kind': 1, 'owner.id': 1 }, unique: true }],
   crmRecords: [
     { key: { connectionId: 1, kind: 1, email: 1 } },

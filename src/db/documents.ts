@@ -188,6 +188,22 @@ export interface HighlightsDoc {
   items: HighlightDoc[];
 }
 
+/**
+ * The content kinds of a meeting, each in a collection of its own (named as here), one document per
+ * recording: a new kind is a document type above and an entry here.
+ */
+export interface ContentDocs {
+  transcripts: TranscriptDoc;
+  summaries: SummaryDoc;
+  actionItems: ActionItemsDoc;
+  highlights: HighlightsDoc;
+}
+
+export type ContentKind = keyof ContentDocs;
+
+/** A content kind's document as a recording brings it: without the ids storage adds. */
+export type ContentOf<K extends ContentKind> = Omit<ContentDocs[K], '_id' | 'recordingId'>;
+
 export interface CrmOwner {
   kind: 'user' | 'team';
   id: ObjectId;

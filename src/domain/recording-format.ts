@@ -131,32 +131,40 @@ export function recordingInputOf(m: RecordingJson): RecordingInput {
     meetingUrl: m.meeting_url,
     calendarInvitees: m.calendar_invitees,
     sharing: { userEmails: m.sharing.users, teams: m.sharing.teams, allTeams: m.sharing.all_teams },
-    transcript: m.transcript?.map((e) => ({
-      speaker: {
-        displayName: e.speaker.display_name,
-        matchedCalendarInviteeEmail: e.speaker.matched_calendar_invitee_email,
+    content: {
+      transcripts: m.transcript && {
+        entries: m.transcript.map((e) => ({
+          speaker: {
+            displayName: e.speaker.display_name,
+            matchedCalendarInviteeEmail: e.speaker.matched_calendar_invitee_email,
+          },
+          text: e.text,
+          timestamp: e.timestamp,
+        })),
       },
-      text: e.text,
-      timestamp: e.timestamp,
-    })),
-    summary: m.default_summary && {
-      templateName: m.default_summary.template_name,
-      markdownFormatted: m.default_summary.markdown_formatted,
+      summaries: m.default_summary && {
+        templateName: m.default_summary.template_name,
+        markdownFormatted: m.default_summary.markdown_formatted,
+      },
+      actionItems: m.action_items && {
+        items: m.action_items.map((a) => ({
+          description: a.description,
+          userGenerated: a.user_generated,
+          completed: a.completed,
+          recordingTimestamp: a.recording_timestamp,
+          assignee: a.assignee,
+        })),
+      },
+      highlights: m.highlights && {
+        items: m.highlights.map((h) => ({
+          type: h.type,
+          summary: h.summary,
+          startTime: h.start_time,
+          endTime: h.end_time,
+          text: h.text,
+        })),
+      },
     },
-    actionItems: m.action_items?.map((a) => ({
-      description: a.description,
-      userGenerated: a.user_generated,
-      completed: a.completed,
-      recordingTimestamp: a.recording_timestamp,
-      assignee: a.assignee,
-    })),
-    highlights: m.highlights?.map((h) => ({
-      type: h.type,
-      summary: h.summary,
-      startTime: h.start_time,
-      endTime: h.end_time,
-      text: h.text,
-    })),
   };
 }
 

@@ -3,9 +3,9 @@
  * by ingestion. Derived fields (invitee domains, company, sharing summary) are computed here, so
  * no caller can store them inconsistently.
  */
-import type { ObjectId } from 'mongodb';
-import type { Collections } from '../db/collections.js';
-import type { ActionItemDoc, HighlightDoc, MeetingDoc, TranscriptEntryDoc } from '../db/documents.js';
+import type { Collection, ObjectId } from 'mongodb';
+import { type Collections, contentKinds } from '../db/collections.js';
+import type { ContentKind, ContentOf, MeetingDoc } from '../db/documents.js';
 import { type Clock, systemClock } from './clock.js';
 import { fanOutContentReady, markReady } from './content-ready.js';
 import { DomainError } from './errors.js';
@@ -35,10 +35,8 @@ export interface RecordingInput extends StoredAsGiven {
   meetingType: string | null;
   calendarInvitees: { name: string | null; email: string | null }[];
   sharing: { userEmails: string[]; teams: string[]; allTeams: boolean };
-  transcript?: TranscriptEntryDoc[];
-  summary?: { templateName: string; markdownFormatted: string };
-  actionItems?: ActionItemDoc[];
-  highlights?: HighlightDoc[];
+  /** The content it brings, by kind; a kind left out keeps what is stored. */
+  content: { [K in ContentKind]?: ContentOf<K> };
 }
 
 export interface StoredRecording {
@@ -144,6 +142,7 @@ export async function storeRecording(
     : await resolveTeams(collections, org._id, input.sharing.teams);
   const recordingId = await allocateRecordingId(collections, input.recordingId);
   const now = clock.now();
+  const { summaries: summary } = input.content;
 
   const fields = meetingFieldsOf(input, {
     recordingId,
@@ -158,40 +157,24 @@ export async function storeRecording(
     {
       // A summary about to be written: should this process die before the ready mark below, a
       // worker's sweep sees the intent and marks it (finishInterruptedStores).
-      $set: input.summary ? { ...fields, summaryPending: true, summaryPendingSince: now } : fields,
+      $set: summary ? { ...fields, summaryPending: true, summaryPendingSince: now } : fields,
       $setOnInsert: { contentReadyAt: null, eventsPending: false },
     },
     { upsert: true },
   );
 
-  const byRecording = { recordingId };
-  const writes: Promise<unknown>[] = [];
-  if (input.transcript)
-    writes.push(
-      collections.transcripts.updateOne(
-        byRecording,
-        { $set: { entries: input.transcript } },
-        { upsert: true },
-      ),
-    );
-  if (input.summary)
-    writes.push(collections.summaries.updateOne(byRecording, { $set: input.summary }, { upsert: true }));
-  if (input.actionItems)
-    writes.push(
-      collections.actionItems.updateOne(
-        byRecording,
-        { $set: { items: input.actionItems } },
-        { upsert: true },
-      ),
-    );
-  if (input.highlights)
-    writes.push(
-      collections.highlights.updateOne(byRecording, { $set: { items: input.highlights } }, { upsert: true }),
-    );
-  await Promise.all(writes);
+  // Each kind it brings replaces that kind's document; the others stay as stored.
+  await Promise.all(
+    contentKinds
+      .filter((kind) => input.content[kind])
+      .map((kind) => {
+        const collection = collections[kind] as unknown as Collection<{ recordingId: number }>;
+        return collection.updateOne({ recordingId }, { $set: input.content[kind]! }, { upsert: true });
+      }),
+  );
 
   let becameReady = false;
-  if (input.summary) becameReady = await markReady(collections, recordingId, now);
+  if (summary) becameReady = await markReady(collections, recordingId, now);
   const meeting = (await collections.meetings.findOne({ recordingId }))!;
   let eventsQueued = 0;
   if (becameReady) {

@@ -168,6 +168,7 @@ describe('meetings', () => {
       meetingUrl: null,
       calendarInvitees: template.calendar_invitees,
       sharing: { userEmails: [], teams: [], allTeams: false },
+      content: {},
     });
     const rest: Row[] = [];
     let after = first.pageInfo.endCursor;
