@@ -5,6 +5,33 @@
  */
 import * as z from 'zod';
 import { EMAIL_PATTERN } from '../src/domain/email.js';
+import { lower, upper } from './enums.js';
+import { includeVariables, restMeeting, restSummary } from './meeting.js';
+import type {
+  MeetingFilter,
+  RestCreateWebhookMutation,
+  RestCreateWebhookMutationVariables,
+  RestDeleteWebhookMutationVariables,
+  RestDeliverSummaryMutation,
+  RestDeliverSummaryMutationVariables,
+  RestDeliverTranscriptMutation,
+  RestDeliverTranscriptMutationVariables,
+  RestListMeetingsQuery,
+  RestListMeetingsQueryVariables,
+  RestListMeetingTypesQuery,
+  RestListMeetingTypesQueryVariables,
+  RestListTeamMembersQuery,
+  RestListTeamMembersQueryVariables,
+  RestListTeamsQuery,
+  RestListTeamsQueryVariables,
+  RestListUsersQuery,
+  RestListUsersQueryVariables,
+  RestRecordingSummaryQuery,
+  RestRecordingSummaryQueryVariables,
+  RestRecordingTranscriptQuery,
+  RestRecordingTranscriptQueryVariables,
+  UserFilter,
+} from './operations.generated.js';
 import { defineRoute, type Route } from './route.js';
 import * as S from './schemas.js';
 
@@ -41,9 +68,6 @@ const page = (query: { cursor?: string | undefined; limit: number }) => ({
   after: query.cursor ?? null,
 });
 
-/** GraphQL enum values are UPPER_CASE, REST ones lower snake_case. */
-const lower = <T extends string>(value: T) => value.toLowerCase() as Lowercase<T>;
-
 const recordingPath = z.object({
   recording_id: z.int32().meta({ description: 'The recording id (an integer).' }),
 });
@@ -55,193 +79,11 @@ const destinationQuery = z.object({
   }),
 });
 
-// ---------------------------------------------------------------- GraphQL result shapes
-
-/** Selected with aliases, so it is already the REST transcript entry. */
-type GqlTranscriptEntry = z.output<typeof S.TranscriptEntry>;
-
-interface GqlSummary {
-  templateName: string;
-  markdownFormatted: string;
-}
-
-interface GqlMeeting {
-  title: string;
-  meetingTitle: string | null;
-  meetingType: string | null;
-  recordingId: number;
-  url: string;
-  shareUrl: string;
-  createdAt: string;
-  scheduledStartTime: string;
-  scheduledEndTime: string;
-  recordingStartTime: string;
-  recordingEndTime: string;
-  calendarInviteesDomainsType: 'ONLY_INTERNAL' | 'ONE_OR_MORE_EXTERNAL';
-  sharedWith: 'NO_TEAMS' | 'SINGLE_TEAM' | 'MULTIPLE_TEAMS' | 'ALL_TEAMS';
-  transcriptLanguage: string;
-  meetingUrl: string | null;
-  calendarInvitees: {
-    name: string | null;
-    email: string | null;
-    emailDomain: string | null;
-    isExternal: boolean;
-    matchedSpeakerDisplayName?: string | null;
-  }[];
-  recordedBy: { name: string | null; email: string; emailDomain: string; team: string | null };
-  transcript?: GqlTranscriptEntry[] | null;
-  defaultSummary?: GqlSummary | null;
-  actionItems?: {
-    description: string;
-    userGenerated: boolean;
-    completed: boolean;
-    recordingTimestamp: string;
-    recordingPlaybackUrl: string;
-    assignee: { name: string | null; email: string | null; team: string | null };
-  }[];
-  highlights?: {
-    type: string;
-    summary: string | null;
-    startTime: number;
-    endTime: number;
-    text: string | null;
-  }[];
-  crmMatches?: {
-    contacts: { name: string; email: string; recordUrl: string }[];
-    companies: { name: string; recordUrl: string }[];
-    deals: { name: string; amount: number; recordUrl: string }[];
-    error: string | null;
-  };
-}
-
-interface GqlUser {
-  name: string | null;
-  email: string;
-  createdAt: string;
-  status: 'ACTIVE' | 'DEACTIVATED' | 'INVITED';
-  permissions: {
-    settingsAccess: { level: 'NONE' | 'TEAM_ADMIN' | 'ACCOUNT_ADMIN'; teams: { name: string }[] };
-    viewAccess: {
-      level: 'OWN_MEETINGS' | 'TEAM' | 'MULTIPLE_TEAMS' | 'ALL_TEAMS';
-      teams: { name: string }[];
-    };
-  } | null;
-}
-
-interface GqlWebhook {
-  id: string;
-  url: string;
-  createdAt: string;
-  includeTranscript: boolean;
-  includeCrmMatches: boolean;
-  includeSummary: boolean;
-  includeActionItems: boolean;
-  triggeredFor: (
-    | 'MY_RECORDINGS'
-    | 'SHARED_EXTERNAL_RECORDINGS'
-    | 'MY_SHARED_WITH_TEAM_RECORDINGS'
-    | 'SHARED_TEAM_RECORDINGS'
-  )[];
-}
-
 // ---------------------------------------------------------------- translations
 
-const summary = (s: GqlSummary): z.output<typeof S.Summary> => ({
-  template_name: s.templateName,
-  markdown_formatted: s.markdownFormatted,
-});
+type UserNode = RestListUsersQuery['users']['edges'][number]['node'];
 
-interface Includes {
-  include_transcript: boolean;
-  include_summary: boolean;
-  include_action_items: boolean;
-  include_highlights: boolean;
-  include_crm_matches: boolean;
-}
-
-/** A Meeting as REST shows it; the optional parts only when their flag is set. */
-export function restMeeting(m: GqlMeeting, include: Includes): z.output<typeof S.Meeting> {
-  return {
-    title: m.title,
-    meeting_title: m.meetingTitle,
-    meeting_type: m.meetingType,
-    recording_id: m.recordingId,
-    url: m.url,
-    share_url: m.shareUrl,
-    created_at: m.createdAt,
-    scheduled_start_time: m.scheduledStartTime,
-    scheduled_end_time: m.scheduledEndTime,
-    recording_start_time: m.recordingStartTime,
-    recording_end_time: m.recordingEndTime,
-    calendar_invitees_domains_type: lower(m.calendarInviteesDomainsType),
-    shared_with: lower(m.sharedWith),
-    transcript_language: m.transcriptLanguage,
-    calendar_invitees: m.calendarInvitees.map((i) => ({
-      name: i.name,
-      email: i.email,
-      email_domain: i.emailDomain,
-      is_external: i.isExternal,
-      ...(include.include_transcript
-        ? { matched_speaker_display_name: i.matchedSpeakerDisplayName ?? null }
-        : {}),
-    })),
-    recorded_by: {
-      // The public shape has a name for every recorder; a user who never gave one shows the email.
-      name: m.recordedBy.name ?? m.recordedBy.email,
-      email: m.recordedBy.email,
-      email_domain: m.recordedBy.emailDomain,
-      team: m.recordedBy.team,
-    },
-    meeting_url: m.meetingUrl,
-    ...(include.include_transcript ? { transcript: m.transcript ?? null } : {}),
-    ...(include.include_summary
-      ? { default_summary: m.defaultSummary ? summary(m.defaultSummary) : null }
-      : {}),
-    ...(include.include_action_items
-      ? {
-          action_items: (m.actionItems ?? []).map((a) => ({
-            description: a.description,
-            user_generated: a.userGenerated,
-            completed: a.completed,
-            recording_timestamp: a.recordingTimestamp,
-            recording_playback_url: a.recordingPlaybackUrl,
-            assignee: { name: a.assignee.name, email: a.assignee.email, team: a.assignee.team },
-          })),
-        }
-      : {}),
-    ...(include.include_highlights
-      ? {
-          highlights: (m.highlights ?? []).map((h) => ({
-            type: h.type,
-            summary: h.summary,
-            start_time: h.startTime,
-            end_time: h.endTime,
-            ...(h.text !== null ? { text: h.text } : {}),
-          })),
-        }
-      : {}),
-    ...(include.include_crm_matches && m.crmMatches
-      ? {
-          crm_matches: {
-            contacts: m.crmMatches.contacts.map((c) => ({
-              name: c.name,
-              email: c.email,
-              record_url: c.recordUrl,
-            })),
-            companies: m.crmMatches.companies.map((c) => ({ name: c.name, record_url: c.recordUrl })),
-            deals: m.crmMatches.deals.map((d) => ({
-              name: d.name,
-              amount: d.amount,
-              record_url: d.recordUrl,
-            })),
-            error: m.crmMatches.error,
-          },
-        }
-      : {}),
-  };
-}
-
-function restUser(u: GqlUser): z.output<typeof S.User> {
+function restUser(u: UserNode): z.output<typeof S.User> {
   return {
     name: u.name,
     email: u.email,
@@ -316,29 +158,21 @@ const listMeetings = defineRoute({
   responses: { 200: { description: 'A page of meetings.', schema: S.listOf('MeetingList', S.Meeting) } },
   operations: ['ListMeetings'],
   graphql: ({ query: q }) => {
-    const filter: Record<string, unknown> = {};
+    const filter: MeetingFilter = {};
     if (q.recorded_by) filter.recordedBy = q.recorded_by;
     if (q.teams) filter.teams = q.teams;
     if (q.calendar_invitees_domains) filter.companyDomains = q.calendar_invitees_domains;
     if (q.calendar_invitees_domains_type !== 'all')
-      filter.domainsType = q.calendar_invitees_domains_type.toUpperCase();
+      filter.domainsType = upper(q.calendar_invitees_domains_type);
     if (q.created_after) filter.createdAfter = q.created_after;
     if (q.created_before) filter.createdBefore = q.created_before;
     if (q.meeting_type !== undefined) filter.meetingType = q.meeting_type;
     return {
       operation: 'ListMeetings',
-      variables: {
-        ...page(q),
-        filter,
-        includeTranscript: q.include_transcript,
-        includeSummary: q.include_summary,
-        includeActionItems: q.include_action_items,
-        includeHighlights: q.include_highlights,
-        includeCrmMatches: q.include_crm_matches,
-      },
+      variables: { ...page(q), filter, ...includeVariables(q) } satisfies RestListMeetingsQueryVariables,
     };
   },
-  respond: (data: { meetings: Connection<GqlMeeting> }, { query: q }) => ({
+  respond: (data: RestListMeetingsQuery, { query: q }) => ({
     status: 200,
     body: envelope(data.meetings, q.limit, (m) => restMeeting(m, q)),
   }),
@@ -355,11 +189,11 @@ const listMeetingTypes = defineRoute({
     200: { description: 'A page of meeting types.', schema: S.listOf('MeetingTypeList', S.MeetingType) },
   },
   operations: ['ListMeetingTypes'],
-  graphql: ({ query: q }) => ({ operation: 'ListMeetingTypes', variables: page(q) }),
-  respond: (
-    data: { meetingTypes: Connection<{ name: string; status: 'ACTIVE' | 'INACTIVE'; createdAt: string }> },
-    { query: q },
-  ) => ({
+  graphql: ({ query: q }) => ({
+    operation: 'ListMeetingTypes',
+    variables: page(q) satisfies RestListMeetingTypesQueryVariables,
+  }),
+  respond: (data: RestListMeetingTypesQuery, { query: q }) => ({
     status: 200,
     body: envelope(data.meetingTypes, q.limit, (t) => ({
       name: t.name,
@@ -378,8 +212,11 @@ const listTeams = defineRoute({
   query: z.object(pageQuery),
   responses: { 200: { description: 'A page of teams.', schema: S.listOf('TeamList', S.Team) } },
   operations: ['ListTeams'],
-  graphql: ({ query: q }) => ({ operation: 'ListTeams', variables: page(q) }),
-  respond: (data: { teams: Connection<{ name: string; createdAt: string }> }, { query: q }) => ({
+  graphql: ({ query: q }) => ({
+    operation: 'ListTeams',
+    variables: page(q) satisfies RestListTeamsQueryVariables,
+  }),
+  respond: (data: RestListTeamsQuery, { query: q }) => ({
     status: 200,
     body: envelope(data.teams, q.limit, (t) => ({ name: t.name, created_at: t.createdAt })),
   }),
@@ -401,12 +238,9 @@ const listTeamMembers = defineRoute({
   operations: ['ListTeamMembers'],
   graphql: ({ query: q }) => ({
     operation: 'ListTeamMembers',
-    variables: { ...page(q), team: q.team ?? null },
+    variables: { ...page(q), team: q.team ?? null } satisfies RestListTeamMembersQueryVariables,
   }),
-  respond: (
-    data: { teamMembers: Connection<{ name: string | null; email: string; createdAt: string }> },
-    { query: q },
-  ) => ({
+  respond: (data: RestListTeamMembersQuery, { query: q }) => ({
     status: 200,
     body: envelope(data.teamMembers, q.limit, (u) => ({
       // The public shape has a name for every member; one who never gave one shows the email.
@@ -437,13 +271,16 @@ const listUsers = defineRoute({
   errors: { 403: 'The key does not belong to an account admin.' },
   operations: ['ListUsers'],
   graphql: ({ query: q }) => {
-    const filter: Record<string, unknown> = {};
+    const filter: UserFilter = {};
     if (q.team !== undefined) filter.team = q.team;
-    if (q.status) filter.status = q.status.toUpperCase();
-    if (q.settings_access) filter.settingsAccess = q.settings_access.toUpperCase();
-    return { operation: 'ListUsers', variables: { ...page(q), filter } };
+    if (q.status) filter.status = upper(q.status);
+    if (q.settings_access) filter.settingsAccess = upper(q.settings_access);
+    return {
+      operation: 'ListUsers',
+      variables: { ...page(q), filter } satisfies RestListUsersQueryVariables,
+    };
   },
-  respond: (data: { users: Connection<GqlUser> }, { query: q }) => ({
+  respond: (data: RestListUsersQuery, { query: q }) => ({
     status: 200,
     body: envelope(data.users, q.limit, restUser),
   }),
@@ -468,19 +305,19 @@ const getRecordingTranscript = defineRoute({
   operations: ['RecordingTranscript', 'DeliverTranscript'],
   graphql: ({ path, query }) =>
     query.destination_url === undefined
-      ? { operation: 'RecordingTranscript', variables: { recordingId: path.recording_id } }
+      ? {
+          operation: 'RecordingTranscript',
+          variables: { recordingId: path.recording_id } satisfies RestRecordingTranscriptQueryVariables,
+        }
       : {
           operation: 'DeliverTranscript',
-          variables: { recordingId: path.recording_id, destinationUrl: query.destination_url },
+          variables: {
+            recordingId: path.recording_id,
+            destinationUrl: query.destination_url,
+          } satisfies RestDeliverTranscriptMutationVariables,
         },
-  respond: (
-    data: {
-      meeting?: { transcript: GqlTranscriptEntry[] | null } | null;
-      deliverTranscript?: { destinationUrl: string };
-    },
-    { path },
-  ) => {
-    if (data.deliverTranscript)
+  respond: (data: RestRecordingTranscriptQuery | RestDeliverTranscriptMutation, { path }) => {
+    if ('deliverTranscript' in data)
       return { status: 200, body: { destination_url: data.deliverTranscript.destinationUrl } };
     if (!data.meeting) return notFound(path.recording_id);
     return { status: 200, body: { transcript: data.meeting.transcript ?? [] } };
@@ -506,23 +343,23 @@ const getRecordingSummary = defineRoute({
   operations: ['RecordingSummary', 'DeliverSummary'],
   graphql: ({ path, query }) =>
     query.destination_url === undefined
-      ? { operation: 'RecordingSummary', variables: { recordingId: path.recording_id } }
+      ? {
+          operation: 'RecordingSummary',
+          variables: { recordingId: path.recording_id } satisfies RestRecordingSummaryQueryVariables,
+        }
       : {
           operation: 'DeliverSummary',
-          variables: { recordingId: path.recording_id, destinationUrl: query.destination_url },
+          variables: {
+            recordingId: path.recording_id,
+            destinationUrl: query.destination_url,
+          } satisfies RestDeliverSummaryMutationVariables,
         },
-  respond: (
-    data: {
-      meeting?: { defaultSummary: GqlSummary | null } | null;
-      deliverSummary?: { destinationUrl: string };
-    },
-    { path },
-  ) => {
-    if (data.deliverSummary)
+  respond: (data: RestRecordingSummaryQuery | RestDeliverSummaryMutation, { path }) => {
+    if ('deliverSummary' in data)
       return { status: 200, body: { destination_url: data.deliverSummary.destinationUrl } };
     if (!data.meeting) return notFound(path.recording_id);
     const s = data.meeting.defaultSummary;
-    return { status: 200, body: { summary: s ? summary(s) : null } };
+    return { status: 200, body: { summary: s ? restSummary(s) : null } };
   },
 });
 
@@ -555,16 +392,16 @@ const createWebhook = defineRoute({
       input: {
         destinationUrl: body.destination_url,
         triggeredFor: body.triggered_for.map((t) =>
-          t === 'shared_with_me_external_recordings' ? 'SHARED_EXTERNAL_RECORDINGS' : t.toUpperCase(),
+          t === 'shared_with_me_external_recordings' ? 'SHARED_EXTERNAL_RECORDINGS' : upper(t),
         ),
         includeActionItems: body.include_action_items,
         includeCrmMatches: body.include_crm_matches,
         includeSummary: body.include_summary,
         includeTranscript: body.include_transcript,
       },
-    },
+    } satisfies RestCreateWebhookMutationVariables,
   }),
-  respond: (data: { createWebhook: { secret: string; webhook: GqlWebhook } }) => {
+  respond: (data: RestCreateWebhookMutation) => {
     const { secret, webhook: w } = data.createWebhook;
     return {
       status: 201,
@@ -592,7 +429,10 @@ const deleteWebhook = defineRoute({
   responses: { 204: { description: 'Deleted.' } },
   errors: { 404: 'No such webhook of yours.' },
   operations: ['DeleteWebhook'],
-  graphql: ({ path }) => ({ operation: 'DeleteWebhook', variables: { id: path.id } }),
+  graphql: ({ path }) => ({
+    operation: 'DeleteWebhook',
+    variables: { id: path.id } satisfies RestDeleteWebhookMutationVariables,
+  }),
   respond: () => ({ status: 204 }),
 });
 

@@ -10,8 +10,10 @@
  * webhook owner (or the caller who asked for the delivery), with a context made like yoga.ts's
  * (same per-request loaders, same visibility), mapped to snake_case by the REST door's own mapper.
  */
-import { execute, type GraphQLError, parse, validate } from 'graphql';
-import { restMeeting } from '../../rest-compat/routes.js';
+import { execute, type GraphQLError } from 'graphql';
+import { withSharedFragments } from '../../rest-compat/documents.js';
+import { type Includes, includeVariables, restMeeting } from '../../rest-compat/meeting.js';
+import type { RestMeetingFragment } from '../../rest-compat/operations.generated.js';
 import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, WebhookDoc } from '../db/documents.js';
 import type { Viewer } from '../domain/viewer.js';
@@ -19,103 +21,43 @@ import { queryContext } from '../graphql/context.js';
 import { createLoaders, type Loaders } from '../graphql/loaders.js';
 import { schema } from '../graphql/schema/index.js';
 
-const meetingQuery = parse(/* GraphQL */ `
-  query DeliveryMeeting(
-    $recordingId: Int!
-    $includeTranscript: Boolean!
-    $includeSummary: Boolean!
-    $includeActionItems: Boolean!
-    $includeCrmMatches: Boolean!
-  ) {
-    meeting(recordingId: $recordingId) {
-      title
-      meetingTitle
-      meetingType
-      recordingId
-      url
-      shareUrl
-      createdAt
-      scheduledStartTime
-      scheduledEndTime
-      recordingStartTime
-      recordingEndTime
-      calendarInviteesDomainsType
-      sharedWith
-      transcriptLanguage
-      meetingUrl
-      calendarInvitees {
-        name
-        email
-        emailDomain
-        isExternal
-        matchedSpeakerDisplayName @include(if: $includeTranscript)
-      }
-      recordedBy {
-        name
-        email
-        emailDomain
-        team
-      }
-      transcript @include(if: $includeTranscript) {
-        speaker {
-          display_name: displayName
-          matched_calendar_invitee_email: matchedCalendarInviteeEmail
-        }
-        text
-        timestamp
-      }
-      defaultSummary @include(if: $includeSummary) {
-        templateName
-        markdownFormatted
-      }
-      actionItems @include(if: $includeActionItems) {
-        description
-        userGenerated
-        completed
-        recordingTimestamp
-        recordingPlaybackUrl
-        assignee {
-          name
-          email
-          team
-        }
-      }
-      crmMatches @include(if: $includeCrmMatches) {
-        contacts {
-          name
-          email
-          recordUrl
-        }
-        companies {
-          name
-          recordUrl
-        }
-        deals {
-          name
-          amount
-          recordUrl
-        }
-        error
+// The REST door's own RestMeeting selection (rest-compat/operations/fragments.graphql), completed
+// and validated when this module loads.
+const { document: meetingQuery } = withSharedFragments(
+  schema,
+  /* GraphQL */ `
+    query DeliveryMeeting(
+      $recordingId: Int!
+      $includeTranscript: Boolean!
+      $includeSummary: Boolean!
+      $includeActionItems: Boolean!
+      $includeHighlights: Boolean!
+      $includeCrmMatches: Boolean!
+    ) {
+      meeting(recordingId: $recordingId) {
+        ...RestMeeting
       }
     }
-  }
-`);
+  `,
+  'the delivery payload document (src/delivery/payload.ts)',
+);
 
-const problems = validate(schema, meetingQuery);
-if (problems.length > 0) {
-  throw new Error(
-    `the delivery payload document does not validate: ${problems.map((p) => p.message).join('; ')}`,
-  );
-}
+/** A webhook's include flags as REST's; webhooks have no highlights flag. */
+const webhookIncludes = (webhook: WebhookDoc): Includes => ({
+  include_transcript: webhook.includeTranscript,
+  include_summary: webhook.includeSummary,
+  include_action_items: webhook.includeActionItems,
+  include_highlights: false,
+  include_crm_matches: webhook.includeCrmMatches,
+});
 
-type GqlMeeting = Parameters<typeof restMeeting>[0];
-
-interface Includes {
-  transcript: boolean;
-  summary: boolean;
-  actionItems: boolean;
-  crmMatches: boolean;
-}
+const nothingIncluded: Includes = {
+  include_transcript: false,
+  include_summary: false,
+  include_action_items: false,
+  include_highlights: false,
+  include_crm_matches: false,
+};
 
 /**
  * The meeting as `viewer` sees it, in the REST shape; null when the viewer may not see it.
@@ -133,27 +75,14 @@ export async function restMeetingAs(
     schema,
     document: meetingQuery,
     contextValue,
-    variableValues: {
-      recordingId,
-      includeTranscript: include.transcript,
-      includeSummary: include.summary,
-      includeActionItems: include.actionItems,
-      includeCrmMatches: include.crmMatches,
-    },
+    variableValues: { recordingId, ...includeVariables(include) },
   });
   if (result.errors?.length) {
     const messages = result.errors.map((e: GraphQLError) => e.originalError?.message ?? e.message);
     throw new Error(`building the payload of recording ${recordingId} failed: ${messages.join('; ')}`);
   }
-  const meeting = (result.data as { meeting: GqlMeeting | null } | undefined)?.meeting ?? null;
-  if (!meeting) return null;
-  return restMeeting(meeting, {
-    include_transcript: include.transcript,
-    include_summary: include.summary,
-    include_action_items: include.actionItems,
-    include_highlights: false,
-    include_crm_matches: include.crmMatches,
-  });
+  const meeting = (result.data as { meeting: RestMeetingFragment | null } | undefined)?.meeting ?? null;
+  return meeting && restMeeting(meeting, include);
 }
 
 /**
@@ -175,12 +104,7 @@ export async function buildBody(
         collections,
         viewer,
         recordingId,
-        {
-          transcript: webhook.includeTranscript,
-          summary: webhook.includeSummary,
-          actionItems: webhook.includeActionItems,
-          crmMatches: webhook.includeCrmMatches,
-        },
+        webhookIncludes(webhook),
         loaders,
       );
       return meeting && JSON.stringify(meeting);
@@ -190,12 +114,7 @@ export async function buildBody(
         collections,
         viewer,
         recordingId,
-        {
-          transcript: true,
-          summary: false,
-          actionItems: false,
-          crmMatches: false,
-        },
+        { ...nothingIncluded, include_transcript: true },
         loaders,
       );
       return meeting && JSON.stringify({ transcript: meeting.transcript ?? [], recording_id: recordingId });
@@ -205,12 +124,7 @@ export async function buildBody(
         collections,
         viewer,
         recordingId,
-        {
-          transcript: false,
-          summary: true,
-          actionItems: false,
-          crmMatches: false,
-        },
+        { ...nothingIncluded, include_summary: true },
         loaders,
       );
       return (

@@ -1,0 +1,122 @@
+/**
+ * A Meeting in the REST shape (external-v1.md, compat.md), from the RestMeeting selection of
+ * operations/fragments.graphql: the items of GET /meetings and the body of webhook events.
+ */
+import type * as z from 'zod';
+import { lower } from './enums.js';
+import type {
+  RestListMeetingsQueryVariables,
+  RestMeetingFragment,
+  RestSummaryFragment,
+} from './operations.generated.js';
+import type * as S from './schemas.js';
+
+/** Which optional parts REST shows: the include_* flags of GET /meetings (webhooks have no highlights flag). */
+export interface Includes {
+  include_transcript: boolean;
+  include_summary: boolean;
+  include_action_items: boolean;
+  include_highlights: boolean;
+  include_crm_matches: boolean;
+}
+
+type IncludeVariables = Pick<
+  RestListMeetingsQueryVariables,
+  'includeTranscript' | 'includeSummary' | 'includeActionItems' | 'includeHighlights' | 'includeCrmMatches'
+>;
+
+/** The @include variables of RestMeeting, which every document spreading it declares. */
+export const includeVariables = (include: Includes): IncludeVariables => ({
+  includeTranscript: include.include_transcript,
+  includeSummary: include.include_summary,
+  includeActionItems: include.include_action_items,
+  includeHighlights: include.include_highlights,
+  includeCrmMatches: include.include_crm_matches,
+});
+
+export const restSummary = (s: RestSummaryFragment): z.output<typeof S.Summary> => ({
+  template_name: s.templateName,
+  markdown_formatted: s.markdownFormatted,
+});
+
+/** A Meeting as REST shows it; the optional parts only when their flag is set. */
+export function restMeeting(m: RestMeetingFragment, include: Includes): z.output<typeof S.Meeting> {
+  return {
+    title: m.title,
+    meeting_title: m.meetingTitle,
+    meeting_type: m.meetingType,
+    recording_id: m.recordingId,
+    url: m.url,
+    share_url: m.shareUrl,
+    created_at: m.createdAt,
+    scheduled_start_time: m.scheduledStartTime,
+    scheduled_end_time: m.scheduledEndTime,
+    recording_start_time: m.recordingStartTime,
+    recording_end_time: m.recordingEndTime,
+    calendar_invitees_domains_type: lower(m.calendarInviteesDomainsType),
+    shared_with: lower(m.sharedWith),
+    transcript_language: m.transcriptLanguage,
+    calendar_invitees: m.calendarInvitees.map((i) => ({
+      name: i.name,
+      email: i.email,
+      email_domain: i.emailDomain,
+      is_external: i.isExternal,
+      ...(include.include_transcript
+        ? { matched_speaker_display_name: i.matchedSpeakerDisplayName ?? null }
+        : {}),
+    })),
+    recorded_by: {
+      // The public shape has a name for every recorder; a user who never gave one shows the email.
+      name: m.recordedBy.name ?? m.recordedBy.email,
+      email: m.recordedBy.email,
+      email_domain: m.recordedBy.emailDomain,
+      team: m.recordedBy.team,
+    },
+    meeting_url: m.meetingUrl,
+    ...(include.include_transcript ? { transcript: m.transcript ?? null } : {}),
+    ...(include.include_summary
+      ? { default_summary: m.defaultSummary ? restSummary(m.defaultSummary) : null }
+      : {}),
+    ...(include.include_action_items
+      ? {
+          action_items: (m.actionItems ?? []).map((a) => ({
+            description: a.description,
+            user_generated: a.userGenerated,
+            completed: a.completed,
+            recording_timestamp: a.recordingTimestamp,
+            recording_playback_url: a.recordingPlaybackUrl,
+            assignee: { name: a.assignee.name, email: a.assignee.email, team: a.assignee.team },
+          })),
+        }
+      : {}),
+    ...(include.include_highlights
+      ? {
+          highlights: (m.highlights ?? []).map((h) => ({
+            type: h.type,
+            summary: h.summary,
+            start_time: h.startTime,
+            end_time: h.endTime,
+            ...(h.text !== null ? { text: h.text } : {}),
+          })),
+        }
+      : {}),
+    ...(include.include_crm_matches && m.crmMatches
+      ? {
+          crm_matches: {
+            contacts: m.crmMatches.contacts.map((c) => ({
+              name: c.name,
+              email: c.email,
+              record_url: c.recordUrl,
+            })),
+            companies: m.crmMatches.companies.map((c) => ({ name: c.name, record_url: c.recordUrl })),
+            deals: m.crmMatches.deals.map((d) => ({
+              name: d.name,
+              amount: d.amount,
+              record_url: d.recordUrl,
+            })),
+            error: m.crmMatches.error,
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,254 @@
+// Generated from rest-compat/operations/*.graphql and the Pothos schema by graphql-codegen.
+// Do not edit: run `npm run schema` to regenerate (a test fails when this file is stale).
+
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> =
+  | T
+  | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type CalendarInviteesDomainsType = 'ONE_OR_MORE_EXTERNAL' | 'ONLY_INTERNAL';
+
+export type CreateWebhookInput = {
+  /** http(s); its host must resolve to public addresses only. */
+  destinationUrl: string;
+  includeActionItems?: boolean | null | undefined;
+  includeCrmMatches?: boolean | null | undefined;
+  includeSummary?: boolean | null | undefined;
+  includeTranscript?: boolean | null | undefined;
+  triggeredFor: Array<TriggeredFor>;
+};
+
+/** Different fields combine with AND; the values of one list with OR. */
+export type MeetingFilter = {
+  /** The domain of the company the meeting is associated with. */
+  companyDomains?: Array<string> | null | undefined;
+  createdAfter?: string | null | undefined;
+  createdBefore?: string | null | undefined;
+  /** Omit for all. */
+  domainsType?: CalendarInviteesDomainsType | null | undefined;
+  /** A meeting type name; an unknown name matches nothing. */
+  meetingType?: string | null | undefined;
+  /** Recorders. Meetings recorded outside your organisation are listed only when their recorder is named here. */
+  recordedBy?: Array<string> | null | undefined;
+  /** Names of the recorder's team. */
+  teams?: Array<string> | null | undefined;
+};
+
+export type MeetingTypeStatus = 'ACTIVE' | 'INACTIVE';
+
+export type SettingsAccessLevel = 'ACCOUNT_ADMIN' | 'NONE' | 'TEAM_ADMIN';
+
+export type SharedWith = 'ALL_TEAMS' | 'MULTIPLE_TEAMS' | 'NO_TEAMS' | 'SINGLE_TEAM';
+
+export type TriggeredFor =
+  /** Your private and individually shared recordings. */
+  | 'MY_RECORDINGS'
+  /** Team plans: your recordings shared with at least one team. */
+  | 'MY_SHARED_WITH_TEAM_RECORDINGS'
+  /** Recordings shared with you by users outside your organisation. */
+  | 'SHARED_EXTERNAL_RECORDINGS'
+  /** Team plans: recordings of others in your organisation that you may see. */
+  | 'SHARED_TEAM_RECORDINGS';
+
+export type UserFilter = {
+  /** Not with status INVITED. */
+  settingsAccess?: SettingsAccessLevel | null | undefined;
+  status?: UserStatus | null | undefined;
+  /** A team name. */
+  team?: string | null | undefined;
+};
+
+export type UserStatus = 'ACTIVE' | 'DEACTIVATED' | 'INVITED';
+
+export type ViewAccessLevel = 'ALL_TEAMS' | 'MULTIPLE_TEAMS' | 'OWN_MEETINGS' | 'TEAM';
+
+export type RestCreateWebhookMutationVariables = Exact<{
+  input: CreateWebhookInput;
+}>;
+
+export type RestCreateWebhookMutation = {
+  createWebhook: {
+    secret: string;
+    webhook: {
+      id: string;
+      url: string;
+      createdAt: string;
+      includeTranscript: boolean;
+      includeCrmMatches: boolean;
+      includeSummary: boolean;
+      includeActionItems: boolean;
+      triggeredFor: Array<TriggeredFor>;
+    };
+  };
+};
+
+export type RestDeleteWebhookMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type RestDeleteWebhookMutation = { deleteWebhook: { deletedId: string } };
+
+export type RestDeliverSummaryMutationVariables = Exact<{
+  recordingId: number;
+  destinationUrl: string;
+}>;
+
+export type RestDeliverSummaryMutation = { deliverSummary: { destinationUrl: string } };
+
+export type RestDeliverTranscriptMutationVariables = Exact<{
+  recordingId: number;
+  destinationUrl: string;
+}>;
+
+export type RestDeliverTranscriptMutation = { deliverTranscript: { destinationUrl: string } };
+
+export type RestListMeetingTypesQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+export type RestListMeetingTypesQuery = {
+  meetingTypes: {
+    edges: Array<{ node: { name: string; status: MeetingTypeStatus; createdAt: string } }>;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  };
+};
+
+export type RestListMeetingsQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+  filter?: MeetingFilter | null | undefined;
+  includeTranscript: boolean;
+  includeSummary: boolean;
+  includeActionItems: boolean;
+  includeHighlights: boolean;
+  includeCrmMatches: boolean;
+}>;
+
+export type RestListMeetingsQuery = {
+  meetings: {
+    edges: Array<{ node: RestMeetingFragment }>;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  };
+};
+
+export type RestListTeamMembersQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+  team?: string | null | undefined;
+}>;
+
+export type RestListTeamMembersQuery = {
+  teamMembers: {
+    edges: Array<{ node: { name: string | null; email: string; createdAt: string } }>;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  };
+};
+
+export type RestListTeamsQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+export type RestListTeamsQuery = {
+  teams: {
+    edges: Array<{ node: { name: string; createdAt: string } }>;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  };
+};
+
+export type RestListUsersQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+  filter?: UserFilter | null | undefined;
+}>;
+
+export type RestListUsersQuery = {
+  users: {
+    edges: Array<{
+      node: {
+        name: string | null;
+        email: string;
+        createdAt: string;
+        status: UserStatus;
+        permissions: {
+          settingsAccess: { level: SettingsAccessLevel; teams: Array<{ name: string }> };
+          viewAccess: { level: ViewAccessLevel; teams: Array<{ name: string }> };
+        } | null;
+      };
+    }>;
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  };
+};
+
+export type RestRecordingSummaryQueryVariables = Exact<{
+  recordingId: number;
+}>;
+
+export type RestRecordingSummaryQuery = { meeting: { defaultSummary: RestSummaryFragment | null } | null };
+
+export type RestRecordingTranscriptQueryVariables = Exact<{
+  recordingId: number;
+}>;
+
+export type RestRecordingTranscriptQuery = {
+  meeting: { transcript: Array<RestTranscriptEntryFragment> | null } | null;
+};
+
+export type RestMeetingFragment = {
+  title: string;
+  meetingTitle: string | null;
+  meetingType: string | null;
+  recordingId: number;
+  url: string;
+  shareUrl: string;
+  createdAt: string;
+  scheduledStartTime: string;
+  scheduledEndTime: string;
+  recordingStartTime: string;
+  recordingEndTime: string;
+  calendarInviteesDomainsType: CalendarInviteesDomainsType;
+  sharedWith: SharedWith;
+  transcriptLanguage: string;
+  meetingUrl: string | null;
+  calendarInvitees: Array<{
+    name: string | null;
+    email: string | null;
+    emailDomain: string | null;
+    isExternal: boolean;
+    matchedSpeakerDisplayName?: string | null;
+  }>;
+  recordedBy: { name: string | null; email: string; emailDomain: string; team: string | null };
+  transcript?: Array<RestTranscriptEntryFragment> | null;
+  defaultSummary?: RestSummaryFragment | null;
+  actionItems?: Array<{
+    description: string;
+    userGenerated: boolean;
+    completed: boolean;
+    recordingTimestamp: string;
+    recordingPlaybackUrl: string;
+    assignee: { name: string | null; email: string | null; team: string | null };
+  }>;
+  highlights?: Array<{
+    type: string;
+    summary: string | null;
+    startTime: number;
+    endTime: number;
+    text: string | null;
+  }>;
+  crmMatches?: {
+    error: string | null;
+    contacts: Array<{ name: string; email: string; recordUrl: string }>;
+    companies: Array<{ name: string; recordUrl: string }>;
+    deals: Array<{ name: string; amount: number; recordUrl: string }>;
+  };
+};
+
+export type RestTranscriptEntryFragment = {
+  text: string;
+  timestamp: string;
+  speaker: { display_name: string; matched_calendar_invitee_email: string | null };
+};
+
+export type RestSummaryFragment = { templateName: string; markdownFormatted: string };
