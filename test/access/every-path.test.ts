@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dataset, type DemoPersona, demoDataset, demoPersonas } from '../../seeds/index.js';
 import { deliveryRuntimeOf } from '../../src/delivery/runtime.js';
-import { ingest, type Receiver, SERVICE_TOKEN_SHA256, startReceiver } from '../delivery/support.js';
+import { ingest, SERVICE_TOKEN_SHA256 } from '../delivery/support.js';
 import { authHeaders, startTestApp, type TestApp } from '../support/app.js';
 import {
   type Category,
@@ -30,6 +30,7 @@ import {
   visibleRecordings,
   webhookCategory,
 } from '../support/oracle.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 
 type MeetingSeed = Dataset['meetings'][number];
 
