@@ -105,155 +105,178 @@ function credentialHeaders(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-export function createRestDoor(options: RestDoorOptions): Door {
-  const { graphql, logger } = options;
-  const routes = options.routes ?? defaultRoutes;
+/** What the door's functions share, built once by createRestDoor. */
+interface RestDoorContext {
+  graphql: GraphQLServer;
+  logger: Logger;
+  routes: readonly Route[];
+  /** Each route's GraphQL documents by name, parsed and validated at start. */
+  operationsByRoute: ReadonlyMap<Route, ReadonlyMap<string, Operation>>;
+  openApiJson: string;
+}
 
+export function createRestDoor(options: RestDoorOptions): Door {
+  const routes = options.routes ?? defaultRoutes;
   // Fail fast: every document parses and validates, and every route's documents exist.
   const operations = loadOperations(schema);
-  const byRoute = new Map<Route, Map<string, Operation>>(
-    routes.map((route) => [
-      route,
-      new Map(route.operations.map((name) => [name, operationOf(operations, name)] as const)),
-    ]),
+  const door: RestDoorContext = {
+    graphql: options.graphql,
+    logger: options.logger,
+    routes,
+    operationsByRoute: new Map(
+      routes.map((route) => [
+        route,
+        new Map(route.operations.map((name) => [name, operationOf(operations, name)] as const)),
+      ]),
+    ),
+    openApiJson: JSON.stringify(buildOpenApiDocument(routes)),
+  };
+  return { path: `${REST_PREFIX}/`, handler: (req, res, info) => handleRestRequest(door, req, res, info) };
+}
+
+/** Runs a route's GraphQL document through Yoga, as if it had been posted to /graphql. */
+async function runOperation(
+  door: RestDoorContext,
+  operation: Operation,
+  variables: Record<string, unknown>,
+  req: IncomingMessage,
+  info: RequestInfo,
+): Promise<{ result: GraphQLResult; headers: Record<string, string> }> {
+  let handedOver: GraphQLResult | undefined;
+  const response = await door.graphql.fetch(
+    'http://internal/graphql',
+    {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        'x-request-id': info.requestId,
+        ...credentialHeaders(req),
+      },
+      body: JSON.stringify({ query: operation.source, variables, operationName: operation.operationName }),
+    },
+    {
+      requestId: info.requestId,
+      handOver: (result) => {
+        handedOver = result as GraphQLResult;
+      },
+    },
   );
-  const openApiJson = JSON.stringify(buildOpenApiDocument(routes));
-
-  async function execute(
-    operation: Operation,
-    variables: Record<string, unknown>,
-    req: IncomingMessage,
-    info: RequestInfo,
-  ): Promise<{ result: GraphQLResult; headers: Record<string, string> }> {
-    let handedOver: GraphQLResult | undefined;
-    const response = await graphql.fetch(
-      'http://internal/graphql',
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/graphql-response+json',
-          'x-request-id': info.requestId,
-          ...credentialHeaders(req),
-        },
-        body: JSON.stringify({ query: operation.source, variables, operationName: operation.operationName }),
-      },
-      {
-        requestId: info.requestId,
-        handOver: (result) => {
-          handedOver = result as GraphQLResult;
-        },
-      },
+  const headers: Record<string, string> = {};
+  for (const name of forwardedHeaders) {
+    const value = response.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  const text = await response.text();
+  if (handedOver) return { result: handedOver, headers };
+  // Refused before execution (e.g. by a limit): Yoga serialised the errors itself.
+  try {
+    return { result: JSON.parse(text) as GraphQLResult, headers };
+  } catch {
+    door.logger.error(
+      { status: response.status, body: text.slice(0, 500) },
+      'GraphQL answered the REST door without JSON',
     );
-    const headers: Record<string, string> = {};
-    for (const name of forwardedHeaders) {
-      const value = response.headers.get(name);
-      if (value !== null) headers[name] = value;
-    }
-    const text = await response.text();
-    if (handedOver) return { result: handedOver, headers };
-    // Refused before execution (e.g. by a limit): Yoga serialised the errors itself.
+    throw new RestError(500, 'Internal server error', headers);
+  }
+}
+
+/** The REST error for a GraphQL error: its code's status, or a logged 500 for anything unexpected. */
+function restErrorOf(logger: Logger, error: GraphQLErrorJson, headers: Record<string, string>): RestError {
+  const code = error.extensions?.code;
+  if (code && code in errorStatus)
+    return new RestError(errorStatus[code as keyof typeof errorStatus], error.message, headers);
+  logger.warn({ graphqlError: error }, 'REST request failed in GraphQL');
+  return new RestError(500, 'Internal server error', headers);
+}
+
+/** Decodes the request by the route's declarations, runs its document and writes the REST answer. */
+async function serveRoute(
+  door: RestDoorContext,
+  route: Route,
+  match: RegExpExecArray,
+  req: IncomingMessage,
+  res: ServerResponse,
+  info: RequestInfo,
+) {
+  const { search } = splitUrl(req.url ?? '/');
+  const segments = new Map<string, string>();
+  route.pathNames.forEach((name, i) => {
     try {
-      return { result: JSON.parse(text) as GraphQLResult, headers };
+      segments.set(name, decodeURIComponent(match[i + 1]!));
     } catch {
-      logger.error(
-        { status: response.status, body: text.slice(0, 500) },
-        'GraphQL answered the REST door without JSON',
-      );
-      throw new RestError(500, 'Internal server error', headers);
+      throw badRequest(`Invalid path parameter "${name}": bad percent-encoding.`);
     }
+  });
+  const input: RestInput<unknown, unknown, unknown> = {
+    path: decodeParams(route.pathParams, route.pathSpecs, (name) => {
+      const value = segments.get(name);
+      return value === undefined ? [] : [value];
+    }),
+    query: decodeParams(route.query, route.querySpecs, (name) => search.getAll(name)),
+    body: route.body ? decodeBody(route.body, await readJsonBody(req)) : {},
+  };
+  const call = route.graphql(input);
+  const operation = door.operationsByRoute.get(route)?.get(call.operation);
+  if (!operation) throw new Error(`${route.operationId} ran ${call.operation}, which it does not declare`);
+  const { result, headers } = await runOperation(door, operation, call.variables, req, info);
+  const firstError = result.errors?.[0];
+  if (firstError) throw restErrorOf(door.logger, firstError, headers);
+  if (!result.data) throw restErrorOf(door.logger, { message: 'GraphQL returned no data' }, headers);
+  const answer = route.respond(result.data, input);
+  if (answer.body === undefined) {
+    res.writeHead(answer.status, headers);
+    res.end();
+  } else {
+    sendJson(res, answer.status, answer.body, headers);
   }
+}
 
-  function errorOf(error: GraphQLErrorJson, headers: Record<string, string>): RestError {
-    const code = error.extensions?.code;
-    if (code && code in errorStatus)
-      return new RestError(errorStatus[code as keyof typeof errorStatus], error.message, headers);
-    logger.warn({ graphqlError: error }, 'REST request failed in GraphQL');
-    return new RestError(500, 'Internal server error', headers);
-  }
-
-  async function serveRoute(
-    route: Route,
-    match: RegExpExecArray,
-    req: IncomingMessage,
-    res: ServerResponse,
-    info: RequestInfo,
-  ) {
-    const { search } = splitUrl(req.url ?? '/');
-    const segments = new Map<string, string>();
-    route.pathNames.forEach((name, i) => {
-      try {
-        segments.set(name, decodeURIComponent(match[i + 1]!));
-      } catch {
-        throw badRequest(`Invalid path parameter "${name}": bad percent-encoding.`);
-      }
-    });
-    const input: RestInput<unknown, unknown, unknown> = {
-      path: decodeParams(route.pathParams, route.pathSpecs, (name) => {
-        const value = segments.get(name);
-        return value === undefined ? [] : [value];
-      }),
-      query: decodeParams(route.query, route.querySpecs, (name) => search.getAll(name)),
-      body: route.body ? decodeBody(route.body, await readJsonBody(req)) : {},
-    };
-    const call = route.graphql(input);
-    const operation = byRoute.get(route)?.get(call.operation);
-    if (!operation) throw new Error(`${route.operationId} ran ${call.operation}, which it does not declare`);
-    const { result, headers } = await execute(operation, call.variables, req, info);
-    const firstError = result.errors?.[0];
-    if (firstError) throw errorOf(firstError, headers);
-    if (!result.data) throw errorOf({ message: 'GraphQL returned no data' }, headers);
-    const answer = route.respond(result.data, input);
-    if (answer.body === undefined) {
-      res.writeHead(answer.status, headers);
-      res.end();
-    } else {
-      sendJson(res, answer.status, answer.body, headers);
-    }
-  }
-
-  async function handler(req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> {
-    const method = req.method ?? 'GET';
-    const { pathname } = splitUrl(req.url ?? '/');
-    const path = pathname.slice(REST_PREFIX.length);
-    try {
-      if (path === '/openapi.json') {
-        info.route = `${REST_PREFIX}/openapi.json`;
-        if (method !== 'GET') throw new RestError(405, `Use GET for ${pathname}.`, { allow: 'GET' });
-        res.writeHead(200, {
-          'content-type': 'application/json; charset=utf-8',
-          'content-length': Buffer.byteLength(openApiJson),
-        });
-        res.end(openApiJson);
-        return;
-      }
-      const matching = routes.flatMap((route) => {
-        const match = route.pattern.exec(path);
-        return match ? [{ route, match }] : [];
+/** The door's entry point: /openapi.json, 404 and 405 by the route table, errors as `{"error": ...}`. */
+async function handleRestRequest(
+  door: RestDoorContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  info: RequestInfo,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  const { pathname } = splitUrl(req.url ?? '/');
+  const path = pathname.slice(REST_PREFIX.length);
+  try {
+    if (path === '/openapi.json') {
+      info.route = `${REST_PREFIX}/openapi.json`;
+      if (method !== 'GET') throw new RestError(405, `Use GET for ${pathname}.`, { allow: 'GET' });
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(door.openApiJson),
       });
-      if (matching.length === 0) throw new RestError(404, `No such path: ${pathname}`);
-      const found = matching.find((m) => m.route.method === method);
-      if (!found) {
-        info.route = `${REST_PREFIX}${matching[0]!.route.path}`;
-        const allow = matching.map((m) => m.route.method).join(', ');
-        throw new RestError(405, `Method ${method} is not allowed on ${pathname}; use ${allow}.`, { allow });
-      }
-      info.route = `${REST_PREFIX}${found.route.path}`;
-      await serveRoute(found.route, found.match, req, res, info);
-    } catch (error) {
-      if (res.headersSent) {
-        logger.error({ err: error }, 'REST answer failed after its headers were sent');
-        res.destroy();
-        return;
-      }
-      if (error instanceof RestError) {
-        sendJson(res, error.status, { error: error.message }, error.headers);
-        return;
-      }
-      logger.error({ err: error }, 'unexpected error in the REST door');
-      sendJson(res, 500, { error: 'Internal server error' });
+      res.end(door.openApiJson);
+      return;
     }
+    const matching = door.routes.flatMap((route) => {
+      const match = route.pattern.exec(path);
+      return match ? [{ route, match }] : [];
+    });
+    if (matching.length === 0) throw new RestError(404, `No such path: ${pathname}`);
+    const found = matching.find((m) => m.route.method === method);
+    if (!found) {
+      info.route = `${REST_PREFIX}${matching[0]!.route.path}`;
+      const allow = matching.map((m) => m.route.method).join(', ');
+      throw new RestError(405, `Method ${method} is not allowed on ${pathname}; use ${allow}.`, { allow });
+    }
+    info.route = `${REST_PREFIX}${found.route.path}`;
+    await serveRoute(door, found.route, found.match, req, res, info);
+  } catch (error) {
+    if (res.headersSent) {
+      door.logger.error({ err: error }, 'REST answer failed after its headers were sent');
+      res.destroy();
+      return;
+    }
+    if (error instanceof RestError) {
+      sendJson(res, error.status, { error: error.message }, error.headers);
+      return;
+    }
+    door.logger.error({ err: error }, 'unexpected error in the REST door');
+    sendJson(res, 500, { error: 'Internal server error' });
   }
-
-  return { path: `${REST_PREFIX}/`, handler };
 }

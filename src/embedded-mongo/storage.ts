@@ -4,6 +4,7 @@
 import { UUID } from 'bson';
 import { CursorManager } from './cursors.js';
 import { CommandError, DuplicateKeyError, ErrorCode } from './errors.js';
+import { compileFilter } from './filter.js';
 import {
   defaultIndexName,
   ID_INDEX_NAME,
@@ -13,7 +14,6 @@ import {
   sameIndexOptions,
   validateKeyPattern,
 } from './indexes.js';
-import { compileFilter } from './query.js';
 import { type Document, isPlainObject, keyString, pathValues } from './values.js';
 
 export function validateDbName(name: string): void {

@@ -3,7 +3,8 @@
 import { ObjectId } from 'bson';
 import { update as mingoUpdate } from 'mingo/updater';
 import { badValue, CommandError, ErrorCode, failedToParse, toCommandError, typeMismatch } from './errors.js';
-import { mingoOptions, runPipeline } from './query.js';
+import { mingoOptions } from './mingo.js';
+import { runPipeline } from './query.js';
 import {
   cloneValue,
   type Document,

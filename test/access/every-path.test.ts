@@ -14,7 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dataset, type DemoPersona, demoDataset, demoPersonas } from '../../seeds/index.js';
-import { ingest, type Receiver, SERVICE_TOKEN_SHA256, startReceiver } from '../delivery/support.js';
+import { ingest, SERVICE_TOKEN_SHA256 } from '../delivery/support.js';
 import { authHeaders, startTestApp, type TestApp } from '../support/app.js';
 import {
   type Category,
@@ -29,6 +29,7 @@ import {
   visibleRecordings,
   webhookCategory,
 } from '../support/oracle.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 
 type MeetingSeed = Dataset['meetings'][number];
 

@@ -13,18 +13,16 @@ import { RETRY_DELAYS_MS } from '../../src/delivery/schedule.js';
 import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js';
 import { fanOutContentReady } from '../../src/domain/content-ready.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { type Received, type Receiver, startReceiver } from '../support/receiver.js';
 import {
   createWebhook,
   emailOf,
   type FakeClock,
   fakeClock,
   ingest,
-  type Received,
-  type Receiver,
   recordingJson,
   SERVICE_TOKEN_SHA256,
   silentLogger,
-  startReceiver,
 } from './support.js';
 
 const tom = 'team admin (Sales)';

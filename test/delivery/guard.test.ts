@@ -10,15 +10,8 @@ import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { viewerFor } from '../../src/domain/content-ready.js';
 import { requestDelivery } from '../../src/domain/deliveries.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
-import {
-  emailOf,
-  type Receiver,
-  recordingJson,
-  SERVICE_TOKEN,
-  SERVICE_TOKEN_SHA256,
-  silentLogger,
-  startReceiver,
-} from './support.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
+import { emailOf, recordingJson, SERVICE_TOKEN, SERVICE_TOKEN_SHA256, silentLogger } from './support.js';
 
 describe('signing', () => {
   it('gives the known-answer vector of compat.md', () => {

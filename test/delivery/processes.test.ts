@@ -9,15 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
-import {
-  createWebhook,
-  emailOf,
-  ingest,
-  type Receiver,
-  recordingJson,
-  SERVICE_TOKEN_SHA256,
-  startReceiver,
-} from './support.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
+import { createWebhook, emailOf, ingest, recordingJson, SERVICE_TOKEN_SHA256 } from './support.js';
 
 const tom = 'team admin (Sales)';
 const tina = 'member: team view';

@@ -9,15 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 import {
   createWebhook,
   emailOf,
   ingest,
-  type Receiver,
   recordingJson,
   SERVICE_TOKEN_SHA256,
   silentLogger,
-  startReceiver,
 } from './support.js';
 
 let t: TestApp;

@@ -31,12 +31,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoDataset } from '../../seeds/index.js';
 import { authenticate, hashSecret } from '../../src/domain/viewer.js';
 import { createWebhook } from '../../src/domain/webhooks.js';
-import { keyOf } from '../support/app.js';
+import { keyOf, type TestApp } from '../support/app.js';
 import {
   checkGraphQLAnswer,
   checkHealthy,
   cursorArbitrary,
-  type FuzzApp,
   fuzzParameters,
   type GraphQLPayload,
   headerSafe,
@@ -52,7 +51,7 @@ import {
 
 const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
 
-let app: FuzzApp;
+let app: TestApp;
 let counted = 0;
 const admin = keyOf('account admin');
 const appToken = keyOf('connected app (Tom)');
@@ -110,7 +109,7 @@ function post(
 
 /** Webhooks and queued deliveries may only ever point at the seeded URL: the guard refuses everything else. */
 async function checkNothingQueued(what: string): Promise<void> {
-  const { webhooks, outbox } = app.t.app.database.collections;
+  const { webhooks, outbox } = app.app.database.collections;
   const urls = [
     ...(await webhooks.find({}, { projection: { url: 1 } }).toArray()).map((w) => w.url),
     ...(await outbox.find({}, { projection: { destinationUrl: 1 } }).toArray()).map((o) => o.destinationUrl),
@@ -684,7 +683,7 @@ const cursorLists: Record<string, string> = {
 
 beforeAll(async () => {
   app = await startFuzzApp({ INGEST_TOKEN_SHA256: hashSecret(serviceToken) });
-  const { collections } = app.t.app.database;
+  const { collections } = app.app.database;
   const caller = await authenticate(collections, { kind: 'api_key', secret: admin });
   if (!('viewer' in caller)) throw new Error('the admin key names no user');
   const { viewer } = caller;
@@ -703,7 +702,7 @@ beforeAll(async () => {
   );
   known.webhookId = webhook._id.toHexString();
   for (const [list, selection] of Object.entries(cursorLists)) {
-    const answer = await app.t.graphql(`query($after: String) { ${selection} }`, {}, admin);
+    const answer = await app.graphql(`query($after: String) { ${selection} }`, {}, admin);
     const root = Object.values(answer.body.data ?? {})[0] as
       | { pageInfo?: { endCursor?: string | null } }
       | undefined;

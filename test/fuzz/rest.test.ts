@@ -7,12 +7,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../rest-compat/index.js';
-import { keyOf } from '../support/app.js';
+import { keyOf, type TestApp } from '../support/app.js';
 import {
   checkHealthy,
   checkRestAnswer,
   cursorArbitrary,
-  type FuzzApp,
   fuzzParameters,
   headerSafe,
   inTarget,
@@ -26,7 +25,7 @@ import {
 } from './support.js';
 
 const PREFIX = '/external/v1';
-let app: FuzzApp;
+let app: TestApp;
 let counted = 0;
 const admin = keyOf('account admin');
 
@@ -100,7 +99,7 @@ async function check(
   headers: Record<string, string | string[]> = {},
   body?: string,
 ): Promise<number> {
-  const res = await send(app.restUrl, { method, path, headers: headers as Record<string, string>, body });
+  const res = await send(app.url, { method, path, headers: headers as Record<string, string>, body });
   counted++;
   checkRestAnswer(
     res,
@@ -116,11 +115,11 @@ const realCursors: string[] = [];
 beforeAll(async () => {
   app = await startFuzzApp();
   for (const list of ['/meetings', '/teams', '/team_members', '/meeting_types', '/users']) {
-    const res = await fetch(`${app.restUrl}${PREFIX}${list}?limit=1`, { headers: { 'x-api-key': admin } });
+    const res = await fetch(`${app.url}${PREFIX}${list}?limit=1`, { headers: { 'x-api-key': admin } });
     const cursor = ((await res.json()) as { next_cursor?: string | null }).next_cursor;
     if (cursor) realCursors.push(cursor);
   }
-  const filtered = await fetch(`${app.restUrl}${PREFIX}/meetings?limit=1&teams[]=Sales`, {
+  const filtered = await fetch(`${app.url}${PREFIX}/meetings?limit=1&teams[]=Sales`, {
     headers: { 'x-api-key': admin },
   });
   const cursor = ((await filtered.json()) as { next_cursor?: string | null }).next_cursor;
@@ -359,7 +358,7 @@ describe('fuzzing /external/v1', () => {
     );
     await fc.assert(
       fc.asyncProperty(line, async (bytes) => {
-        const { status, text } = await sendRaw(app.restUrl, bytes);
+        const { status, text } = await sendRaw(app.url, bytes);
         counted++;
         if (status >= 500) throw new Error(`raw request → ${text.slice(0, 300)}`);
       }),

@@ -1,57 +1,16 @@
 /**
- * Fuzzing support: the app (startTestApp, demo data) with the REST door reachable, a raw HTTP
+ * Fuzzing support: the app (startTestApp, demo data, no delivery worker), a raw HTTP
  * client that sends what fetch would normalise or refuse (odd paths, methods, header values), the
  * invariants every answer of either door must hold, and arbitraries both doors' fuzzers share.
  */
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { createRestDoor } from '../../rest-compat/index.js';
-import { loadConfig } from '../../src/config.js';
-import { createMetrics } from '../../src/http/metrics.js';
-import { closeGracefully, createHttpServer } from '../../src/http/server.js';
-import { createLogger } from '../../src/logger.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { testGraphQLServer } from '../support/graphql-server.js';
 
-export interface FuzzApp {
-  t: TestApp;
-  /** Serves /external/v1 (the app itself once src/app.ts mounts the REST door). */
-  restUrl: string;
-  /** The app: /graphql, /healthz. */
-  url: string;
-  close(): Promise<void>;
-}
-
-/** The app, and the REST door over its database when the app does not serve it yet. */
-export async function startFuzzApp(env: Record<string, string> = {}): Promise<FuzzApp> {
-  // No delivery worker: whatever a fuzzed request queues is never sent anywhere.
-  const t = await startTestApp({ ...env, DELIVERY_WORKER: 'false' });
-  const wired = (await fetch(`${t.url}/external/v1/openapi.json`)).status === 200;
-  if (wired) return { t, restUrl: t.url, url: t.url, close: () => t.close() };
-  const config = loadConfig({ RATE_LIMIT_GENERAL: '1000000', RATE_LIMIT_HEAVY: '1000000' });
-  const logger = createLogger('silent');
-  const graphql = testGraphQLServer(t.app.database.collections, {
-    logger,
-    corsOrigins: [],
-    rateLimits: {
-      limits: { general: config.RATE_LIMIT_GENERAL, heavy: config.RATE_LIMIT_HEAVY },
-      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-    },
-  });
-  const server = createHttpServer([createRestDoor({ graphql, logger })], logger, createMetrics());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const restUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    t,
-    restUrl,
-    url: t.url,
-    async close() {
-      await closeGracefully(server, 1000);
-      await t.close();
-    },
-  };
+/** The app on the demo data; no delivery worker, so whatever a fuzzed request queues is never sent. */
+export function startFuzzApp(env: Record<string, string> = {}): Promise<TestApp> {
+  return startTestApp({ ...env, DELIVERY_WORKER: 'false' });
 }
 
 export interface RawResponse {
@@ -318,13 +277,13 @@ export function checkGraphQLAnswer(res: RawResponse, method: string, what: strin
 }
 
 /** The service still answers: /healthz is 200 and a normal query returns meetings. */
-export async function checkHealthy(app: FuzzApp, key: string): Promise<void> {
+export async function checkHealthy(app: TestApp, key: string): Promise<void> {
   const health = await fetch(`${app.url}/healthz`);
   if (health.status !== 200) throw new Error(`/healthz answered ${health.status}`);
-  const answer = await app.t.graphql('{ meetings(first: 2) { edges { node { recordingId } } } }', {}, key);
+  const answer = await app.graphql('{ meetings(first: 2) { edges { node { recordingId } } } }', {}, key);
   if (answer.status !== 200 || answer.body.errors || answer.body.data.meetings.edges.length !== 2)
     throw new Error(`a normal query failed afterwards: ${JSON.stringify(answer.body).slice(0, 300)}`);
-  const rest = await fetch(`${app.restUrl}/external/v1/meetings?limit=2`, { headers: { 'x-api-key': key } });
+  const rest = await fetch(`${app.url}/external/v1/meetings?limit=2`, { headers: { 'x-api-key': key } });
   if (rest.status !== 200) throw new Error(`a normal REST request failed afterwards: ${rest.status}`);
 }
 

@@ -3,18 +3,11 @@
  * the OpenAPI document the server publishes: status documented for the operation, content type,
  * and body valid against the operation's response schema (ajv, JSON Schema 2020-12).
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
 import { expect } from 'vitest';
-import { createRestDoor } from '../../rest-compat/index.js';
-import { loadConfig } from '../../src/config.js';
-import { createMetrics } from '../../src/http/metrics.js';
-import { closeGracefully, createHttpServer } from '../../src/http/server.js';
-import { createLogger } from '../../src/logger.js';
 import { authHeaders, startTestApp, type TestApp } from '../support/app.js';
-import { testGraphQLServer } from '../support/graphql-server.js';
+import { startReceiver } from '../support/receiver.js';
 
 export const PREFIX = '/external/v1';
 
@@ -40,15 +33,16 @@ export interface RequestOptions {
 export interface RestTestApp {
   /** The app: database, GraphQL helper. */
   t: TestApp;
-  /** Base URL of a server with both /graphql and /external/v1. */
+  /** The app's base URL (t.url), serving both /graphql and /external/v1. */
   url: string;
   request(method: string, path: string, options?: RequestOptions): Promise<RestResponse>;
   get(path: string, options?: RequestOptions): Promise<RestResponse>;
   /** GETs a list endpoint page after page to the end. */
   getAll(path: string, options?: RequestOptions): Promise<{ items: any[]; pages: RestResponse[] }>;
   /**
-   * A local receiver (answers 204) for destination_url and webhook URLs: the egress guard lets
-   * 127.0.0.1 through in tests (EGRESS_ALLOW_CIDRS), and the delivery worker finds someone there.
+   * A local receiver (../support/receiver.ts) for destination_url and webhook URLs: the egress
+   * guard lets 127.0.0.1 through in tests (EGRESS_ALLOW_CIDRS), and the delivery worker finds
+   * someone there.
    */
   receiverUrl: string;
   /** The OpenAPI document the server publishes. */
@@ -145,52 +139,11 @@ class OpenApiChecker {
   }
 }
 
-/** Serves /graphql and /external/v1 over the app's database (until src/app.ts mounts the REST door). */
-async function localServer(
-  t: TestApp,
-  env: Record<string, string>,
-): Promise<{ url: string; close(): Promise<void> }> {
-  const config = loadConfig({ RATE_LIMIT_GENERAL: '1000000', RATE_LIMIT_HEAVY: '1000000', ...env });
-  const logger = createLogger(process.env.REST_TEST_LOG ?? 'silent');
-  const graphql = testGraphQLServer(t.app.database.collections, {
-    logger,
-    corsOrigins: [],
-    rateLimits: {
-      limits: { general: config.RATE_LIMIT_GENERAL, heavy: config.RATE_LIMIT_HEAVY },
-      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-    },
-  });
-  const server = createHttpServer(
-    [
-      { path: '/graphql', handler: (req, res, { requestId }) => graphql.handle(req, res, { requestId }) },
-      createRestDoor({ graphql, logger }),
-    ],
-    logger,
-    createMetrics(),
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => closeGracefully(server, 1000) };
-}
-
-async function startReceiver(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(204).end());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => closeGracefully(server, 500) };
-}
-
 export async function startRestTestApp(given: Record<string, string> = {}): Promise<RestTestApp> {
   const env = { EGRESS_ALLOW_CIDRS: '127.0.0.1/32', ...given };
   const receiver = await startReceiver();
   const t = await startTestApp(env);
-  // Once src/app.ts mounts the REST door the app serves it itself; until then, a server of our own.
-  const wired = (await fetch(`${t.url}${PREFIX}/openapi.json`)).status === 200;
-  const local = wired ? undefined : await localServer(t, env);
-  const url = local?.url ?? t.url;
+  const url = t.url;
   const openapi = await (await fetch(`${url}${PREFIX}/openapi.json`)).json();
   const checker = new OpenApiChecker(openapi);
 
@@ -241,7 +194,6 @@ export async function startRestTestApp(given: Record<string, string> = {}): Prom
     openapi,
     checked: () => checker.count,
     async close() {
-      await local?.close();
       await t.close();
       await receiver.close();
     },

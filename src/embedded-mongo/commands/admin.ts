@@ -2,8 +2,8 @@
 // renameCollection, createIndexes, listIndexes, dropIndexes, dbStats.
 import { BSON } from 'bson';
 import { CommandError, ErrorCode, namespaceNotFound } from '../errors.js';
+import { compileFilter } from '../filter.js';
 import { ID_INDEX_NAME } from '../indexes.js';
-import { compileFilter } from '../query.js';
 import { type Collection, validateCollectionName, validateDbName } from '../storage.js';
 import { type Document, isPlainObject } from '../values.js';
 import {

@@ -1,14 +1,8 @@
 // Read commands: find, getMore, killCursors, count, distinct, aggregate, explain.
 import { ObjectId } from 'bson';
 import { CommandError, ErrorCode, failedToParse } from '../errors.js';
-import {
-  compileFilter,
-  compileProjection,
-  matchDocuments,
-  parseSort,
-  runPipeline,
-  sortMatches,
-} from '../query.js';
+import { compileFilter } from '../filter.js';
+import { compileProjection, matchDocuments, parseSort, runPipeline, sortMatches } from '../query.js';
 import { Collection, type Engine } from '../storage.js';
 import {
   cloneValue,

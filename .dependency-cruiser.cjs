@@ -1,0 +1,73 @@
+// The layering of the service, checked by `npm run layering` (part of `npm test`).
+// Inner layers never import outer ones, so each can be read, tested and replaced on its own:
+//   embedded-mongo  (a MongoDB stand-in; knows nothing of the app)
+//   db              (stored documents, collections, connection)
+//   domain          (the rules)
+//   graphql         (the one API implementation)
+//   delivery, rest-compat, http, app.ts, main.ts, seeds   (doors, workers and entry points)
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-stays-inside',
+      comment:
+        'The rules must not depend on how they are served or seeded: the doors, the worker and the seeder call domain, never the reverse.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^(src/(graphql|delivery|http)/|src/(app|main)\\.ts$|rest-compat/|seeds/)' },
+    },
+    {
+      name: 'graphql-knows-no-doors',
+      comment:
+        'GraphQL is the implementation both doors share; it gets what it needs through its context, not from the REST door, the delivery worker, the HTTP server or the seeder.',
+      severity: 'error',
+      from: { path: '^src/graphql/' },
+      to: { path: '^(src/(delivery|http)/|rest-compat/|seeds/)' },
+    },
+    {
+      name: 'rest-compat-never-reads-the-database',
+      comment:
+        'The REST door maps each route onto a GraphQL document, so authentication, visibility and limits are decided in one place; even a type from src/db would invite a second data path.',
+      severity: 'error',
+      from: { path: '^rest-compat/' },
+      to: { path: '^src/db/' },
+    },
+    {
+      name: 'embedded-mongo-is-self-contained',
+      comment:
+        'The embedded engine stands in for a real MongoDB and could be its own package: it imports only itself and packages.',
+      severity: 'error',
+      from: { path: '^src/embedded-mongo/' },
+      to: { path: '^(src|rest-compat|seeds|scripts|bench|test)/', pathNot: '^src/embedded-mongo/' },
+    },
+    {
+      name: 'db-is-storage-only',
+      comment:
+        'src/db describes what is stored and how to reach it; the layers above build on it, so it cannot build on them.',
+      severity: 'error',
+      from: { path: '^src/db/' },
+      to: { path: '^(src/(domain|graphql|delivery|http)/|rest-compat/|seeds/)' },
+    },
+    {
+      name: 'no-circular',
+      comment:
+        'Modules that import each other cannot be understood, tested or loaded one at a time (and may see each other half-initialised).',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    // `import type` counts: a type from another layer couples the code just as much.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^bench/results/' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.json'],
+    },
+  },
+};
