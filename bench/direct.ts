@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ObjectId } from 'mongodb';
+import type { Includes } from '../rest-compat/meeting.js';
 import type { Collections } from '../src/db/collections.js';
 import type {
   ActionItemsDoc,
@@ -31,27 +32,12 @@ import { sharedWithOf } from '../src/domain/sharing.js';
 import { authenticate, presentedCredential, type Viewer } from '../src/domain/viewer.js';
 import { sendJson } from '../src/http/respond.js';
 
-export interface Includes {
-  transcript: boolean;
-  summary: boolean;
-  actionItems: boolean;
-  highlights: boolean;
-  crmMatches: boolean;
-}
-
-export const noIncludes: Includes = {
-  transcript: false,
-  summary: false,
-  actionItems: false,
-  highlights: false,
-  crmMatches: false,
-};
 export const allIncludes: Includes = {
-  transcript: true,
-  summary: true,
-  actionItems: true,
-  highlights: true,
-  crmMatches: true,
+  include_transcript: true,
+  include_summary: true,
+  include_action_items: true,
+  include_highlights: true,
+  include_crm_matches: true,
 };
 
 /** Everything a page of meetings shows beyond the meeting documents, fetched once for the page. */
@@ -101,17 +87,19 @@ async function pageData(
       (list) => collections.meetingTypes.find({ _id: { $in: list } }).toArray(),
       meetings.map((m) => m.meetingTypeId),
     ),
-    include.transcript && ids.length
+    include.include_transcript && ids.length
       ? contentByRecording(collections.transcripts, ids)
       : none<TranscriptDoc>(),
-    include.summary && ids.length ? contentByRecording(collections.summaries, ids) : none<SummaryDoc>(),
-    include.actionItems && ids.length
+    include.include_summary && ids.length
+      ? contentByRecording(collections.summaries, ids)
+      : none<SummaryDoc>(),
+    include.include_action_items && ids.length
       ? contentByRecording(collections.actionItems, ids)
       : none<ActionItemsDoc>(),
-    include.highlights && ids.length
+    include.include_highlights && ids.length
       ? contentByRecording(collections.highlights, ids)
       : none<HighlightsDoc>(),
-    include.crmMatches && ids.length
+    include.include_crm_matches && ids.length
       ? crmConnectionOf(collections, viewer.user).then((c) => crmMatchesFor(collections, c, meetings))
       : Promise.resolve([]),
   ]);
@@ -154,7 +142,7 @@ function restMeeting(data: PageData, i: number, include: Includes) {
       email: invitee.email,
       email_domain: invitee.emailDomain,
       is_external: invitee.isExternal,
-      ...(include.transcript
+      ...(include.include_transcript
         ? { matched_speaker_display_name: matchedSpeaker(transcript, invitee.email) }
         : {}),
     })),
@@ -165,7 +153,7 @@ function restMeeting(data: PageData, i: number, include: Includes) {
       team: m.teamId ? (data.teams.get(hex(m.teamId))?.name ?? null) : null,
     },
     meeting_url: m.meetingUrl,
-    ...(include.transcript
+    ...(include.include_transcript
       ? {
           transcript:
             transcript?.entries.map((e) => ({
@@ -178,7 +166,7 @@ function restMeeting(data: PageData, i: number, include: Includes) {
             })) ?? null,
         }
       : {}),
-    ...(include.summary
+    ...(include.include_summary
       ? {
           default_summary: data.summaries[i]
             ? {
@@ -188,7 +176,7 @@ function restMeeting(data: PageData, i: number, include: Includes) {
             : null,
         }
       : {}),
-    ...(include.actionItems
+    ...(include.include_action_items
       ? {
           action_items: (data.actionItems[i]?.items ?? []).map((a) => ({
             description: a.description,
@@ -200,7 +188,7 @@ function restMeeting(data: PageData, i: number, include: Includes) {
           })),
         }
       : {}),
-    ...(include.highlights
+    ...(include.include_highlights
       ? {
           highlights: (data.highlights[i]?.items ?? []).map((h) => ({
             type: h.type,
@@ -211,7 +199,7 @@ function restMeeting(data: PageData, i: number, include: Includes) {
           })),
         }
       : {}),
-    ...(include.crmMatches && crm
+    ...(include.include_crm_matches && crm
       ? {
           crm_matches: {
             contacts: crm.contacts.map((c) => ({ name: c.name, email: c.email, record_url: c.recordUrl })),
@@ -376,16 +364,15 @@ export function directHandler(collections: Collections, policy: RateLimitPolicy)
       if (req.method === 'GET' && url.pathname === '/healthz') return sendJson(res, 200, { status: 'ok' });
       if (req.method === 'GET' && url.pathname === '/external/v1/meetings') {
         const q = url.searchParams;
-        const include: Includes = {
-          transcript: flag(q, 'include_transcript'),
-          summary: flag(q, 'include_summary'),
-          actionItems: flag(q, 'include_action_items'),
-          highlights: flag(q, 'include_highlights'),
-          crmMatches: flag(q, 'include_crm_matches'),
-        };
+        const include = Object.fromEntries(
+          Object.keys(allIncludes).map((name) => [name, flag(q, name)]),
+        ) as unknown as Includes;
         const limit = Number(q.get('limit') ?? 10);
         const viewer = await viewerOf(req);
-        const headers = await limited(viewer, include.transcript || include.summary ? 'heavy' : 'general');
+        const headers = await limited(
+          viewer,
+          include.include_transcript || include.include_summary ? 'heavy' : 'general',
+        );
         const { found, data } = await page(viewer, limit, include);
         return sendJson(
           res,

@@ -260,7 +260,7 @@ async function main(): Promise<number> {
     // ------------------------------------------------------------ the HTTP scenarios
     const auth = { 'x-api-key': benchAdmin.apiKey };
     const everyInclude = Object.keys(allIncludes)
-      .map((k) => `include_${k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}=true`)
+      .map((name) => `${name}=true`)
       .join('&');
     const restInclude = (limit: number): LoadRequest => ({
       method: 'GET',
