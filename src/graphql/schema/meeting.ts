@@ -169,7 +169,8 @@ const MeetingFilter = builder.inputType('MeetingFilter', {
     createdBefore: t.field({ type: 'DateTime', required: false }),
     meetingType: t.string({
       required: false,
-      description: 'A meeting type name; an unknown name matches nothing.',
+      description:
+        "A meeting type's name, matched exactly, whichever organisation the type is in (a meeting shared from another organisation has that organisation's types); an unknown name matches nothing.",
     }),
   }),
 });
