@@ -1,9 +1,11 @@
 /**
- * Answers that were wrong, pinned through the real HTTP server on both doors (REST
+ * Two answers that were wrong, pinned through the real HTTP server on both doors (REST
  * GET /meetings and GraphQL `meetings`; webhook payloads run through the same resolvers):
  *
  * - `meeting_type` matches the type's name exactly (domain.md), also for a meeting recorded in
- *   another organisation and shared with the caller, whose type is that organisation's.
+ *   another organisation and shared with the caller, whose type is that organisation's;
+ * - `shared_with` is `all_teams` when a meeting is shared with every team of its organisation,
+ *   whether with "all teams" as such or team by team (domain.md).
  *
  * The demo dataset is extended with a few recordings (seed format), all created in 2027 so that
  * `created_after` lists them alone.
@@ -187,5 +189,41 @@ describe('meeting_type across organisations', () => {
     const tomKey = keyOf('team admin (Sales)');
     expect(await rest(tomKey, { recorded_by: [gina], meeting_type: 'Discovery' })).toEqual([]);
     expect(await graphql(tomKey, { recordedBy: [gina], meetingType: 'Discovery' })).toEqual([]);
+  });
+});
+
+describe('shared_with: all_teams is every team of the organisation', () => {
+  const tomKey = keyOf('team admin (Sales)');
+
+  it('a meeting shared with every team, named team by team, is all_teams; all but one stays multiple_teams', async () => {
+    const expected = [
+      { recordingId: everyTeamByName.recording_id, sharedWith: 'all_teams' },
+      { recordingId: allButOne.recording_id, sharedWith: 'multiple_teams' },
+      { recordingId: allTeamsFlag.recording_id, sharedWith: 'all_teams' },
+      { recordingId: oneTeam.recording_id, sharedWith: 'single_team' },
+    ];
+    const bySharing = (listed: Listed[]) =>
+      listed
+        .map(({ recordingId, sharedWith }) => ({ recordingId, sharedWith }))
+        .sort((a, b) => a.recordingId - b.recordingId);
+    expect(bySharing(await rest(tomKey, { recorded_by: [tom] }))).toEqual(expected);
+    expect(bySharing(await graphql(tomKey, { recordedBy: [tom] }))).toEqual(expected);
+    // Someone who sees it through a team gets the same answer, and so does a single lookup.
+    const ava = keyOf('member: all teams view');
+    expect(bySharing(await rest(ava, { recorded_by: [tom] }))).toEqual(expected);
+    const one = await r.t.graphql(
+      'query($id: Int!) { meeting(recordingId: $id) { sharedWith } }',
+      { id: everyTeamByName.recording_id },
+      tomKey,
+    );
+    expect(one.body).toEqual({ data: { meeting: { sharedWith: 'ALL_TEAMS' } } });
+  });
+
+  it('in a one-team organisation, a meeting shared with its only team is all_teams', async () => {
+    const expected = [
+      { recordingId: onlyTeamOfSolo.recording_id, meetingType: null, sharedWith: 'all_teams' },
+    ];
+    expect(await rest(owenKey)).toEqual(expected);
+    expect(await graphql(owenKey)).toEqual(expected);
   });
 });
