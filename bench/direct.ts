@@ -45,6 +45,8 @@ interface PageData {
   meetings: MeetingDoc[];
   users: Map<string, UserDoc>;
   teams: Map<string, TeamDoc>;
+  /** The ids of every team of each meeting's organisation, by organisation id (for `shared_with`). */
+  orgTeamIds: Map<string, ObjectId[]>;
   types: Map<string, MeetingTypeDoc>;
   transcripts: (TranscriptDoc | null)[];
   summaries: (SummaryDoc | null)[];
@@ -66,6 +68,21 @@ async function byIds<T extends { _id: ObjectId }>(
   return new Map(docs.map((d) => [hex(d._id), d]));
 }
 
+/** Team ids by organisation, for the organisations of `meetings`: one query, as the service's loader. */
+async function teamIdsByOrg(
+  collections: Collections,
+  meetings: MeetingDoc[],
+): Promise<Map<string, ObjectId[]>> {
+  const orgIds = new Map(meetings.map((m) => [hex(m.orgId), m.orgId]));
+  if (orgIds.size === 0) return new Map();
+  const teams = await collections.teams
+    .find({ orgId: { $in: [...orgIds.values()] } }, { projection: { _id: 1, orgId: 1 } })
+    .toArray();
+  const byOrg = new Map([...orgIds.keys()].map((id) => [id, [] as ObjectId[]]));
+  for (const t of teams) byOrg.get(hex(t.orgId))?.push(t._id);
+  return byOrg;
+}
+
 async function pageData(
   collections: Collections,
   viewer: Viewer,
@@ -74,36 +91,38 @@ async function pageData(
 ): Promise<PageData> {
   const ids = meetings.map((m) => m.recordingId);
   const none = <T>(): Promise<(T | null)[]> => Promise.resolve(ids.map(() => null));
-  const [users, teams, types, transcripts, summaries, actionItems, highlights, crm] = await Promise.all([
-    byIds(
-      (list) => collections.users.find({ _id: { $in: list } }).toArray(),
-      meetings.map((m) => m.recorderId),
-    ),
-    byIds(
-      (list) => collections.teams.find({ _id: { $in: list } }).toArray(),
-      meetings.map((m) => m.teamId),
-    ),
-    byIds(
-      (list) => collections.meetingTypes.find({ _id: { $in: list } }).toArray(),
-      meetings.map((m) => m.meetingTypeId),
-    ),
-    include.include_transcript && ids.length
-      ? contentByRecording(collections.transcripts, ids)
-      : none<TranscriptDoc>(),
-    include.include_summary && ids.length
-      ? contentByRecording(collections.summaries, ids)
-      : none<SummaryDoc>(),
-    include.include_action_items && ids.length
-      ? contentByRecording(collections.actionItems, ids)
-      : none<ActionItemsDoc>(),
-    include.include_highlights && ids.length
-      ? contentByRecording(collections.highlights, ids)
-      : none<HighlightsDoc>(),
-    include.include_crm_matches && ids.length
-      ? crmConnectionOf(collections, viewer.user).then((c) => crmMatchesFor(collections, c, meetings))
-      : Promise.resolve([]),
-  ]);
-  return { meetings, users, teams, types, transcripts, summaries, actionItems, highlights, crm };
+  const [users, teams, orgTeamIds, types, transcripts, summaries, actionItems, highlights, crm] =
+    await Promise.all([
+      byIds(
+        (list) => collections.users.find({ _id: { $in: list } }).toArray(),
+        meetings.map((m) => m.recorderId),
+      ),
+      byIds(
+        (list) => collections.teams.find({ _id: { $in: list } }).toArray(),
+        meetings.map((m) => m.teamId),
+      ),
+      teamIdsByOrg(collections, meetings),
+      byIds(
+        (list) => collections.meetingTypes.find({ _id: { $in: list } }).toArray(),
+        meetings.map((m) => m.meetingTypeId),
+      ),
+      include.include_transcript && ids.length
+        ? contentByRecording(collections.transcripts, ids)
+        : none<TranscriptDoc>(),
+      include.include_summary && ids.length
+        ? contentByRecording(collections.summaries, ids)
+        : none<SummaryDoc>(),
+      include.include_action_items && ids.length
+        ? contentByRecording(collections.actionItems, ids)
+        : none<ActionItemsDoc>(),
+      include.include_highlights && ids.length
+        ? contentByRecording(collections.highlights, ids)
+        : none<HighlightsDoc>(),
+      include.include_crm_matches && ids.length
+        ? crmConnectionOf(collections, viewer.user).then((c) => crmMatchesFor(collections, c, meetings))
+        : Promise.resolve([]),
+    ]);
+  return { meetings, users, teams, orgTeamIds, types, transcripts, summaries, actionItems, highlights, crm };
 }
 
 function matchedSpeaker(transcript: TranscriptDoc | null, email: string | null): string | null {
@@ -135,7 +154,7 @@ function restMeeting(data: PageData, i: number, include: Includes) {
     recording_start_time: m.recordingStartTime.toISOString(),
     recording_end_time: m.recordingEndTime.toISOString(),
     calendar_invitees_domains_type: m.domainsType,
-    shared_with: sharedWithOf(m),
+    shared_with: sharedWithOf(m, data.orgTeamIds.get(hex(m.orgId)) ?? []),
     transcript_language: m.transcriptLanguage,
     calendar_invitees: m.calendarInvitees.map((invitee) => ({
       name: invitee.name,
@@ -253,7 +272,7 @@ function graphqlMeeting(data: PageData, i: number) {
     recordingStartTime: m.recordingStartTime.toISOString(),
     recordingEndTime: m.recordingEndTime.toISOString(),
     calendarInviteesDomainsType: m.domainsType.toUpperCase(),
-    sharedWith: sharedWithOf(m).toUpperCase(),
+    sharedWith: sharedWithOf(m, data.orgTeamIds.get(hex(m.orgId)) ?? []).toUpperCase(),
     transcriptLanguage: m.transcriptLanguage,
     meetingUrl: m.meetingUrl,
     calendarInvitees: m.calendarInvitees.map((invitee) => ({

@@ -27,7 +27,7 @@ export type MeetingFilter = {
   createdBefore?: string | null | undefined;
   /** Omit for all. */
   domainsType?: CalendarInviteesDomainsType | null | undefined;
-  /** A meeting type name; an unknown name matches nothing. */
+  /** A meeting type's name, matched exactly, whichever organisation the type is in (a meeting shared from another organisation has that organisation's types); an unknown name matches nothing. */
   meetingType?: string | null | undefined;
   /** Recorders. Meetings recorded outside your organisation are listed only when their recorder is named here. */
   recordedBy?: Array<string> | null | undefined;

@@ -58,7 +58,11 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
   teams: [{ key: { orgId: 1, name: 1 }, unique: true }],
   users: [{ key: { email: 1 }, unique: true }, { key: { orgId: 1, teamId: 1 } }],
   credentials: [{ key: { secretHash: 1 }, unique: true }, { key: { userId: 1 } }],
-  meetingTypes: [{ key: { orgId: 1, name: 1 }, unique: true }],
+  meetingTypes: [
+    { key: { orgId: 1, name: 1 }, unique: true },
+    // The meeting_type filter looks a name up in every organisation (shared meetings).
+    { key: { name: 1 } },
+  ],
   meetings: [
     { key: { recordingId: 1 }, unique: true },
     // The four ways to see a meeting (domain.md), each followed by the list order.

@@ -63,9 +63,13 @@ async function meetingsFilter(
   if (filter.createdAfter) clauses.push({ createdAt: { $gt: filter.createdAfter } });
   if (filter.createdBefore) clauses.push({ createdAt: { $lt: filter.createdBefore } });
   if (filter.meetingType != null) {
-    const type = await collections.meetingTypes.findOne({ orgId: viewer.org._id, name: filter.meetingType });
-    if (!type) return null;
-    clauses.push({ meetingTypeId: type._id });
+    // By name in every organisation: a meeting shared from another organisation has its
+    // recorder's organisation's type, and its name is what the caller was shown.
+    const types = await collections.meetingTypes
+      .find({ name: filter.meetingType }, { projection: { _id: 1 } })
+      .toArray();
+    if (types.length === 0) return null;
+    clauses.push({ meetingTypeId: { $in: types.map((t) => t._id) } });
   }
   return { $and: clauses };
 }

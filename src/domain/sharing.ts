@@ -1,10 +1,21 @@
 /** How a meeting is shared, and the `shared_with` value that sums it up. */
+import type { ObjectId } from 'mongodb';
 import type { MeetingDoc, SharedWith } from '../db/documents.js';
 
-export function sharedWithOf(meeting: Pick<MeetingDoc, 'sharedTeamIds' | 'sharedWithAllTeams'>): SharedWith {
+/**
+ * `all_teams` means every team of the organisation (domain.md): shared with "all teams" as such
+ * (the stored flag, which also covers teams created later), or team by team with every team the
+ * organisation has now (`orgTeamIds`: the ids of the recorder's organisation's teams).
+ */
+export function sharedWithOf(
+  meeting: Pick<MeetingDoc, 'sharedTeamIds' | 'sharedWithAllTeams'>,
+  orgTeamIds: readonly ObjectId[],
+): SharedWith {
   if (meeting.sharedWithAllTeams) return 'all_teams';
-  if (meeting.sharedTeamIds.length === 0) return 'no_teams';
-  return meeting.sharedTeamIds.length === 1 ? 'single_team' : 'multiple_teams';
+  const shared = meeting.sharedTeamIds;
+  if (shared.length === 0) return 'no_teams';
+  if (orgTeamIds.length > 0 && orgTeamIds.every((id) => shared.some((s) => s.equals(id)))) return 'all_teams';
+  return shared.length === 1 ? 'single_team' : 'multiple_teams';
 }
 
 export function isSharedWithAnyTeam(

@@ -53,7 +53,7 @@ export function createLoaders(
     meetingTypes: byObjectId<MeetingTypeDoc>((ids) =>
       collections.meetingTypes.find({ _id: { $in: ids } }).toArray(),
     ),
-    /** Every team of an organisation (for permission listings). */
+    /** Every team of an organisation (for permission listings and a meeting's `sharedWith`). */
     orgTeams: new DataLoader(
       async (orgIds: readonly ObjectId[]) => {
         const teams = await collections.teams

@@ -37,8 +37,14 @@ describe('loadDataset: the demo dataset', () => {
 
   it('stores every shared_with value, external recorders and meetings whose content is not ready', async () => {
     const meetings = await db.collections.meetings.find({}).toArray();
+    const teams = await db.collections.teams.find({}).toArray();
+    const kindOf = (m: (typeof meetings)[number]) =>
+      sharedWithOf(
+        m,
+        teams.filter((t) => t.orgId.equals(m.orgId)).map((t) => t._id),
+      );
     const byKind = new Map<string, number>();
-    for (const m of meetings) byKind.set(sharedWithOf(m), (byKind.get(sharedWithOf(m)) ?? 0) + 1);
+    for (const m of meetings) byKind.set(kindOf(m), (byKind.get(kindOf(m)) ?? 0) + 1);
     expect([...byKind.keys()].sort()).toEqual(['all_teams', 'multiple_teams', 'no_teams', 'single_team']);
     expect(byKind.get('all_teams')).toBeGreaterThanOrEqual(5);
     expect(meetings.filter((m) => m.sharedWithEmails.length > 0).length).toBeGreaterThanOrEqual(40);
@@ -84,7 +90,13 @@ describe('loadDataset: a small dataset read back', () => {
     expect(internal!.domainsType).toBe('only_internal');
     expect(internal!.companyDomain).toBeNull();
     expect(internal!.contentReadyAt).toBeNull();
-    expect(sharedWithOf(internal!)).toBe('all_teams');
+    const acmeTeams = await db.collections.teams.find({ orgId: internal!.orgId }).toArray();
+    expect(
+      sharedWithOf(
+        internal!,
+        acmeTeams.map((t) => t._id),
+      ),
+    ).toBe('all_teams');
   });
 
   it('resolves teams, users, sharing, meeting types, credentials and CRM owners to ids', async () => {
@@ -110,7 +122,8 @@ describe('loadDataset: a small dataset read back', () => {
       sharedTeamIds: [sales!._id, support!._id],
       sharedWithEmails: ['otto@other.test'],
     });
-    expect(sharedWithOf(meeting!)).toBe('multiple_teams');
+    // Sales and Support, named one by one, are every team Acme has here.
+    expect(sharedWithOf(meeting!, [sales!._id, support!._id])).toBe('all_teams');
     expect(await c.transcripts.findOne({ recordingId: 7 })).toMatchObject({
       entries: [{ speaker: { displayName: 'Rita', matchedCalendarInviteeEmail: 'rita@acme.test' } }, {}],
     });

@@ -5,8 +5,10 @@
  * in for a webhook owner.
  *
  * Where domain.md leaves a detail open, the choice is written down here:
- * - `teams[]` and `meeting_type` name objects of the caller's organisation (the names GET /teams
- *   and GET /meeting_types list), so they match only meetings recorded in that organisation;
+ * - `teams[]` names teams of the caller's organisation (the names GET /teams lists), so it matches
+ *   only meetings recorded in that organisation;
+ * - `meeting_type` matches the name of a meeting's type, whichever organisation the type is in
+ *   (a meeting shared from another organisation has that organisation's types);
  * - an invitee without an email has no domain: it is neither internal nor external.
  */
 import type { Dataset } from '../../seeds/index.js';
@@ -110,8 +112,7 @@ function matches(dataset: Dataset, viewer: User, meeting: Meeting, filter: Oracl
   const created = Date.parse(meeting.created_at);
   if (filter.createdAfter !== undefined && !(created > Date.parse(filter.createdAfter))) return false;
   if (filter.createdBefore !== undefined && !(created < Date.parse(filter.createdBefore))) return false;
-  if (filter.meetingType !== undefined && !(sameOrg && meeting.meeting_type === filter.meetingType))
-    return false;
+  if (filter.meetingType !== undefined && meeting.meeting_type !== filter.meetingType) return false;
   return true;
 }
 

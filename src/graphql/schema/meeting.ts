@@ -113,7 +113,15 @@ builder.node(Meeting, {
     recordingStartTime: t.expose('recordingStartTime', { type: 'DateTime' }),
     recordingEndTime: t.expose('recordingEndTime', { type: 'DateTime' }),
     calendarInviteesDomainsType: t.field({ type: DomainsTypeEnum, resolve: (m) => m.domainsType }),
-    sharedWith: t.field({ type: SharedWithEnum, resolve: (m) => sharedWithOf(m) }),
+    sharedWith: t.field({
+      type: SharedWithEnum,
+      // Shared team by team with every team of its organisation is ALL_TEAMS: that takes the
+      // organisation's teams (one query for the page).
+      resolve: async (m, _a, { loaders }) => {
+        const orgTeamIds = (await loaders.orgTeams.load(m.orgId)).map((team) => team._id);
+        return sharedWithOf(m, orgTeamIds);
+      },
+    }),
     transcriptLanguage: t.exposeString('transcriptLanguage'),
     meetingUrl: t.exposeString('meetingUrl', {
       nullable: true,
@@ -169,7 +177,8 @@ const MeetingFilter = builder.inputType('MeetingFilter', {
     createdBefore: t.field({ type: 'DateTime', required: false }),
     meetingType: t.string({
       required: false,
-      description: 'A meeting type name; an unknown name matches nothing.',
+      description:
+        "A meeting type's name, matched exactly, whichever organisation the type is in (a meeting shared from another organisation has that organisation's types); an unknown name matches nothing.",
     }),
   }),
 });
