@@ -25,7 +25,7 @@ import {
   rotateWebhookSecret,
 } from '../../domain/webhooks.js';
 import { builder } from '../builder.js';
-import { connectionOf, forwardOnly } from '../connection.js';
+import { connectionOf, listType, pageArgs } from '../connection.js';
 import { type GraphQLContext, viewerOf } from '../context.js';
 
 const TriggeredForEnum = builder.enumType('TriggeredFor', {
@@ -135,6 +135,8 @@ const WebhookDelivery = builder.objectRef<OutboxDoc>('WebhookDelivery').implemen
   }),
 });
 
+const WebhookDeliveryList = listType('WebhookDeliveriesConnection', WebhookDelivery);
+
 const Webhook = builder.objectRef<WebhookDoc>('Webhook').implement({
   description: 'A URL that receives new meeting content. Its signing secret is shown only by createWebhook.',
   fields: (t) => ({
@@ -159,13 +161,12 @@ const Webhook = builder.objectRef<WebhookDoc>('Webhook').implement({
       description: 'After rotateWebhookSecret: until when the former secret signs too.',
       resolve: (w) => w.previousSecret?.expiresAt ?? null,
     }),
-    deliveries: t.connection({
-      type: WebhookDelivery,
+    deliveries: t.field({
+      type: WebhookDeliveryList,
       description: 'Events sent (or to be sent) to this webhook, newest first.',
-      resolve: async (w, args, context) => {
-        forwardOnly(args);
-        return connectionOf(await listWebhookDeliveries(context.collections, w, args));
-      },
+      args: pageArgs(),
+      resolve: async (w, args, context) =>
+        connectionOf(await listWebhookDeliveries(context.collections, w, args)),
     }),
   }),
 });
