@@ -1,7 +1,7 @@
 /**
- * Webhook with its deliveries and their attempts; the `webhooks` query; the `createWebhook`,
- * `deleteWebhook`, `rotateWebhookSecret`, `enableWebhook`, `redeliverWebhookEvent` and
- * `redeliverFailedWebhookEvents` mutations.
+ * Webhook with its deliveries and their attempts; the `webhooks` and `webhook` queries; the
+ * `createWebhook`, `deleteWebhook`, `rotateWebhookSecret`, `enableWebhook`, `redeliverWebhookEvent`
+ * and `redeliverFailedWebhookEvents` mutations.
  */
 import DataLoader from 'dataloader';
 import { ObjectId } from 'mongodb';
@@ -20,6 +20,7 @@ import {
   enableWebhook,
   listWebhookDeliveries,
   listWebhooks,
+  ownWebhook,
   redeliverEvent,
   redeliverFailedEvents,
   rotateWebhookSecret,
@@ -163,8 +164,13 @@ const Webhook = builder.objectRef<WebhookDoc>('Webhook').implement({
     }),
     deliveries: t.field({
       type: WebhookDeliveryList,
-      description: 'Events sent (or to be sent) to this webhook, newest first.',
-      args: pageArgs(),
+      // Nullable: a bad cursor is an error of this webhook's list only, not of the whole answer.
+      nullable: true,
+      description:
+        'Events sent (or to be sent) to this webhook, newest first. Null, with an error, for a bad cursor. To page one webhook, query `webhook(id:)`.',
+      args: pageArgs(
+        "The endCursor of the previous page of this webhook's deliveries. A cursor of another webhook's deliveries is not one of this list's: this list serves its first page.",
+      ),
       resolve: async (w, args, context) =>
         connectionOf(await listWebhookDeliveries(context.collections, w, args)),
     }),
@@ -226,6 +232,13 @@ builder.queryFields((t) => ({
     type: [Webhook],
     description: 'Your webhooks, newest first.',
     resolve: (_root, _args, context) => listWebhooks(context.collections, viewerOf(context)),
+  }),
+  webhook: t.field({
+    type: Webhook,
+    nullable: true,
+    description: 'One of your webhooks by id; null when it does not exist or is not yours.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, context) => ownWebhook(context.collections, viewerOf(context), String(id)),
   }),
 }));
 
