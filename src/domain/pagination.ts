@@ -1,7 +1,11 @@
 /**
  * Keyset pagination shared by every list. A cursor is opaque base64url JSON that names the list
  * it belongs to, a fingerprint of the filter it was made under, and the sort values of the last
- * row served. A cursor that does not decode, or belongs to another list or filter, is refused.
+ * row served. A cursor that does not decode, or belongs to another kind of list or to other
+ * filters, is refused. Lists that exist once per parent (each webhook's deliveries) also name the
+ * parent: such a list ignores a cursor of its kind made for another parent's list, because one
+ * document pages many of them at once (`webhooks { deliveries(after: ...) }`) and a cursor can
+ * only be meant for one.
  */
 import { createHash } from 'node:crypto';
 import { type Collection, type Document, type Filter, ObjectId, type Sort, type WithId } from 'mongodb';
@@ -30,6 +34,8 @@ type CursorValue = string | number | { $date: string } | { $oid: string } | null
 
 interface CursorBody {
   l: string;
+  /** Which list of its kind, for lists that exist once per parent. */
+  o?: string;
   f: string;
   v: CursorValue[];
 }
@@ -70,7 +76,10 @@ function decodeValue(value: CursorValue): unknown {
   throw invalid();
 }
 
-/** A cursor for one list; `filterKey` is whatever identifies the list's filter (it is hashed). */
+/**
+ * A cursor for one list; `filterKey` is whatever identifies the list's filter (it is hashed);
+ * `of` names the parent of a list that exists once per parent (a webhook's id for its deliveries).
+ */
 export class Keyset {
   private readonly print: string;
 
@@ -78,6 +87,7 @@ export class Keyset {
     private readonly list: string,
     private readonly order: KeysetOrder,
     filterKey: unknown,
+    private readonly of?: string,
   ) {
     this.print = fingerprint(filterKey);
   }
@@ -89,16 +99,18 @@ export class Keyset {
   cursorOf(row: Document): string {
     const body: CursorBody = {
       l: this.list,
+      ...(this.of === undefined ? {} : { o: this.of }),
       f: this.print,
       v: this.order.map(([field]) => encodeValue(row[field])),
     };
     return Buffer.from(JSON.stringify(body)).toString('base64url');
   }
 
-  /** The filter that selects the rows after `cursor`, or {} without a cursor. */
+  /** The filter that selects the rows after `cursor`, or {} without one (or with another parent's). */
   after(cursor: string | null | undefined): Filter<Document> {
-    if (!cursor) return {};
-    const values = this.decode(cursor).map(decodeValue);
+    const encoded = cursor ? this.decode(cursor) : undefined;
+    if (!encoded) return {};
+    const values = encoded.map(decodeValue);
     // (a < x) or (a = x and b < y) or ... for descending fields; > for ascending.
     const branches = this.order.map(([field, direction], i) => {
       const branch: Document = {};
@@ -109,7 +121,8 @@ export class Keyset {
     return { $or: branches };
   }
 
-  private decode(cursor: string): CursorValue[] {
+  /** The cursor's sort values; undefined for a cursor of another parent's list of this kind. */
+  private decode(cursor: string): CursorValue[] | undefined {
     let body: CursorBody;
     try {
       body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorBody;
@@ -120,11 +133,13 @@ export class Keyset {
       !body ||
       typeof body !== 'object' ||
       body.l !== this.list ||
+      (body.o !== undefined && typeof body.o !== 'string') ||
       !Array.isArray(body.v) ||
       body.v.length !== this.order.length
     ) {
       throw new DomainError('BAD_USER_INPUT', 'The cursor is not valid for this list.');
     }
+    if (body.o !== this.of) return undefined;
     if (body.f !== this.print)
       throw new DomainError('BAD_USER_INPUT', 'The cursor was made for other filters.');
     return body.v;

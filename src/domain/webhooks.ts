@@ -79,10 +79,27 @@ export function listWebhooks(collections: Collections, viewer: Viewer): Promise<
   return collections.webhooks.find({ ownerId: viewer.user._id }).sort({ createdAt: -1 }).toArray();
 }
 
+const notFound = (id: string) => new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
+
+/** A webhook id names no webhook unless it is 24 hex digits. */
+function parsedWebhookId(id: string): ObjectId | null {
+  return /^[0-9a-f]{24}$/i.test(id) ? new ObjectId(id) : null;
+}
+
 function webhookObjectId(id: string): ObjectId {
-  if (!ObjectId.isValid(id) || !/^[0-9a-f]{24}$/i.test(id))
-    throw new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
-  return new ObjectId(id);
+  const _id = parsedWebhookId(id);
+  if (!_id) throw notFound(id);
+  return _id;
+}
+
+/** The viewer's webhook `id`; null for an unknown id and for anyone else's. */
+export async function ownWebhook(
+  collections: Collections,
+  viewer: Viewer,
+  id: string,
+): Promise<WebhookDoc | null> {
+  const _id = parsedWebhookId(id);
+  return _id && collections.webhooks.findOne({ _id, ownerId: viewer.user._id });
 }
 
 /** The viewer's webhook `id`; NOT_FOUND for an unknown id and for anyone else's. */
@@ -91,15 +108,15 @@ export async function findOwnWebhook(
   viewer: Viewer,
   id: string,
 ): Promise<WebhookDoc> {
-  const webhook = await collections.webhooks.findOne({ _id: webhookObjectId(id), ownerId: viewer.user._id });
-  if (!webhook) throw new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
+  const webhook = await ownWebhook(collections, viewer, id);
+  if (!webhook) throw notFound(id);
   return webhook;
 }
 
 export async function deleteWebhook(collections: Collections, viewer: Viewer, id: string): Promise<void> {
   const _id = webhookObjectId(id);
   const { deletedCount } = await collections.webhooks.deleteOne({ _id, ownerId: viewer.user._id });
-  if (deletedCount === 0) throw new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
+  if (deletedCount === 0) throw notFound(id);
   await cancelWebhookEvents(collections, _id, 'the webhook was deleted', new Date());
 }
 
@@ -136,11 +153,14 @@ export async function enableWebhook(
     { $set: { disabledAt: null, disabledReason: null, failingSince: null } },
     { returnDocument: 'after' },
   );
-  if (!webhook) throw new DomainError('NOT_FOUND', `No webhook with id ${id}.`);
+  if (!webhook) throw notFound(id);
   return webhook;
 }
 
-/** The webhook's events, newest first. */
+/**
+ * The webhook's events, newest first. The list is that webhook's: a cursor of another webhook's
+ * deliveries is not one of its cursors, and it serves its first page (see Keyset).
+ */
 export function listWebhookDeliveries(
   collections: Collections,
   webhook: WebhookDoc,
@@ -152,7 +172,8 @@ export function listWebhookDeliveries(
       ['createdAt', -1],
       ['_id', -1],
     ],
-    { webhook: webhook._id.toHexString() },
+    {},
+    webhook._id.toHexString(),
   );
   return findPage(collections.outbox, keyset, { webhookId: webhook._id }, request);
 }

@@ -407,7 +407,6 @@ function stringFor(g: G, arg: string): Value {
     case 'destinationUrl':
       return draw(g, fc.oneof(privateUrl, localishUrl));
     case 'after':
-    case 'before':
       return draw(g, cursor);
     case 'team':
     case 'teams':

@@ -113,7 +113,7 @@ describe('authorisation', () => {
 describe('bad input', () => {
   const admin = keyOf('account admin');
 
-  it('page sizes outside 1..100 and backward paging are BAD_USER_INPUT', async () => {
+  it('page sizes outside 1..100 are BAD_USER_INPUT', async () => {
     expectError(
       await t.graphql('{ meetings(first: 101) { edges { cursor } } }', {}, admin),
       'BAD_USER_INPUT',
@@ -121,11 +121,6 @@ describe('bad input', () => {
     );
     expectError(
       await t.graphql('{ meetings(first: 0) { edges { cursor } } }', {}, admin),
-      'BAD_USER_INPUT',
-      400,
-    );
-    expectError(
-      await t.graphql('{ meetings(last: 5) { edges { cursor } } }', {}, admin),
       'BAD_USER_INPUT',
       400,
     );

@@ -2,7 +2,7 @@
 import type { MeetingTypeDoc, MeetingTypeStatus } from '../../db/documents.js';
 import { listMeetingTypes } from '../../domain/directory.js';
 import { builder } from '../builder.js';
-import { connectionOf, forwardOnly } from '../connection.js';
+import { connectionOf, listType, pageArgs } from '../connection.js';
 import { viewerOf } from '../context.js';
 
 const MeetingTypeStatusEnum = builder.enumType('MeetingTypeStatus', {
@@ -22,13 +22,14 @@ const MeetingType = builder.objectRef<MeetingTypeDoc>('MeetingType').implement({
   }),
 });
 
+const MeetingTypeList = listType('QueryMeetingTypesConnection', MeetingType);
+
 builder.queryFields((t) => ({
-  meetingTypes: t.connection({
-    type: MeetingType,
+  meetingTypes: t.field({
+    type: MeetingTypeList,
     description: "Your organisation's meeting types, active and inactive, by name.",
-    resolve: async (_root, args, context) => {
-      forwardOnly(args);
-      return connectionOf(await listMeetingTypes(context.collections, viewerOf(context), args));
-    },
+    args: pageArgs(),
+    resolve: async (_root, args, context) =>
+      connectionOf(await listMeetingTypes(context.collections, viewerOf(context), args)),
   }),
 }));

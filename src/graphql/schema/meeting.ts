@@ -10,7 +10,7 @@ import { DomainError } from '../../domain/errors.js';
 import { findMeeting, listMeetings } from '../../domain/meetings.js';
 import { sharedWithOf } from '../../domain/sharing.js';
 import { builder } from '../builder.js';
-import { connectionOf, forwardOnly } from '../connection.js';
+import { connectionOf, listType, pageArgs } from '../connection.js';
 import { type GraphQLContext, viewerOf } from '../context.js';
 import { selectedFieldNames } from '../selection.js';
 import { CrmMatches } from './crm.js';
@@ -196,14 +196,15 @@ function refuseListedContentForApps(context: GraphQLContext, info: GraphQLResolv
     throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include transcript.');
 }
 
+const MeetingList = listType('QueryMeetingsConnection', Meeting);
+
 builder.queryFields((t) => ({
-  meetings: t.connection({
-    type: Meeting,
+  meetings: t.field({
+    type: MeetingList,
     description:
       'Meetings you may see, newest first (by recording start). Pages of 10 by default, at most 100.',
-    args: { filter: t.arg({ type: MeetingFilter, required: false }) },
+    args: { ...pageArgs(), filter: t.arg({ type: MeetingFilter, required: false }) },
     resolve: async (_root, args, context, info) => {
-      forwardOnly(args);
       refuseListedContentForApps(context, info);
       const page = await listMeetings(context.collections, viewerOf(context), args.filter ?? {}, args);
       return connectionOf(page);

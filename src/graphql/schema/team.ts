@@ -2,7 +2,7 @@
 import type { TeamDoc } from '../../db/documents.js';
 import { listTeams } from '../../domain/directory.js';
 import { builder } from '../builder.js';
-import { connectionOf, forwardOnly } from '../connection.js';
+import { connectionOf, listType, pageArgs } from '../connection.js';
 import { viewerOf } from '../context.js';
 
 export const Team = builder.objectRef<TeamDoc>('Team').implement({
@@ -12,13 +12,14 @@ export const Team = builder.objectRef<TeamDoc>('Team').implement({
   }),
 });
 
+const TeamList = listType('QueryTeamsConnection', Team);
+
 builder.queryFields((t) => ({
-  teams: t.connection({
-    type: Team,
+  teams: t.field({
+    type: TeamList,
     description: "Your organisation's teams, by name.",
-    resolve: async (_root, args, context) => {
-      forwardOnly(args);
-      return connectionOf(await listTeams(context.collections, viewerOf(context), args));
-    },
+    args: pageArgs(),
+    resolve: async (_root, args, context) =>
+      connectionOf(await listTeams(context.collections, viewerOf(context), args)),
   }),
 }));

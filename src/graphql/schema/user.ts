@@ -2,7 +2,7 @@
 import type { SettingsAccessLevel, UserDoc, UserStatus, ViewAccessLevel } from '../../db/documents.js';
 import { grantedTeams, listTeamMembers, listUsers } from '../../domain/directory.js';
 import { builder } from '../builder.js';
-import { connectionOf, forwardOnly } from '../connection.js';
+import { connectionOf, listType, pageArgs } from '../connection.js';
 import { viewerOf } from '../context.js';
 import { Team } from './team.js';
 
@@ -94,30 +94,29 @@ const UserFilter = builder.inputType('UserFilter', {
   }),
 });
 
+const TeamMemberList = listType('QueryTeamMembersConnection', User);
+const UserList = listType('QueryUsersConnection', User);
+
 builder.queryFields((t) => ({
   viewer: t.field({
     type: User,
     description: 'The user the API key or token belongs to.',
     resolve: (_r, _a, c) => viewerOf(c).user,
   }),
-  teamMembers: t.connection({
-    type: User,
+  teamMembers: t.field({
+    type: TeamMemberList,
     description: 'Active members of your organisation’s teams (or of one team), by email.',
-    args: { team: t.arg.string({ required: false, description: 'A team name.' }) },
-    resolve: async (_root, args, context) => {
-      forwardOnly(args);
-      return connectionOf(await listTeamMembers(context.collections, viewerOf(context), args.team, args));
-    },
+    args: { ...pageArgs(), team: t.arg.string({ required: false, description: 'A team name.' }) },
+    resolve: async (_root, args, context) =>
+      connectionOf(await listTeamMembers(context.collections, viewerOf(context), args.team, args)),
   }),
-  users: t.connection({
-    type: User,
+  users: t.field({
+    type: UserList,
     authScopes: { accountAdmin: true },
     description:
       'Every user of the account with permissions: active, then deactivated, then invited. Account admins only.',
-    args: { filter: t.arg({ type: UserFilter, required: false }) },
-    resolve: async (_root, args, context) => {
-      forwardOnly(args);
-      return connectionOf(await listUsers(context.collections, viewerOf(context), args.filter ?? {}, args));
-    },
+    args: { ...pageArgs(), filter: t.arg({ type: UserFilter, required: false }) },
+    resolve: async (_root, args, context) =>
+      connectionOf(await listUsers(context.collections, viewerOf(context), args.filter ?? {}, args)),
   }),
 }));

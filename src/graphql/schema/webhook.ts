@@ -1,7 +1,7 @@
 /**
- * Webhook with its deliveries and their attempts; the `webhooks` query; the `createWebhook`,
- * `deleteWebhook`, `rotateWebhookSecret`, `enableWebhook`, `redeliverWebhookEvent` and
- * `redeliverFailedWebhookEvents` mutations.
+ * Webhook with its deliveries and their attempts; the `webhooks` and `webhook` queries; the
+ * `createWebhook`, `deleteWebhook`, `rotateWebhookSecret`, `enableWebhook`, `redeliverWebhookEvent`
+ * and `redeliverFailedWebhookEvents` mutations.
  */
 import DataLoader from 'dataloader';
 import { ObjectId } from 'mongodb';
@@ -19,12 +19,13 @@ import {
   enableWebhook,
   listWebhookDeliveries,
   listWebhooks,
+  ownWebhook,
   redeliverEvent,
   redeliverFailedEvents,
   rotateWebhookSecret,
 } from '../../domain/webhooks.js';
 import { builder } from '../builder.js';
-import { connectionOf, forwardOnly } from '../connection.js';
+import { connectionOf, listType, pageArgs } from '../connection.js';
 import { type GraphQLContext, viewerOf } from '../context.js';
 
 const TriggeredForEnum = builder.enumType('TriggeredFor', {
@@ -134,6 +135,8 @@ const WebhookDelivery = builder.objectRef<OutboxDoc>('WebhookDelivery').implemen
   }),
 });
 
+const WebhookDeliveryList = listType('WebhookDeliveriesConnection', WebhookDelivery);
+
 const Webhook = builder.objectRef<WebhookDoc>('Webhook').implement({
   description: 'A URL that receives new meeting content. Its signing secret is shown only by createWebhook.',
   fields: (t) => ({
@@ -158,13 +161,17 @@ const Webhook = builder.objectRef<WebhookDoc>('Webhook').implement({
       description: 'After rotateWebhookSecret: until when the former secret signs too.',
       resolve: (w) => w.previousSecret?.expiresAt ?? null,
     }),
-    deliveries: t.connection({
-      type: WebhookDelivery,
-      description: 'Events sent (or to be sent) to this webhook, newest first.',
-      resolve: async (w, args, context) => {
-        forwardOnly(args);
-        return connectionOf(await listWebhookDeliveries(context.collections, w, args));
-      },
+    deliveries: t.field({
+      type: WebhookDeliveryList,
+      // Nullable: a bad cursor is an error of this webhook's list only, not of the whole answer.
+      nullable: true,
+      description:
+        'Events sent (or to be sent) to this webhook, newest first. Null, with an error, for a bad cursor. To page one webhook, query `webhook(id:)`.',
+      args: pageArgs(
+        "The endCursor of the previous page of this webhook's deliveries. A cursor of another webhook's deliveries is not one of this list's: this list serves its first page.",
+      ),
+      resolve: async (w, args, context) =>
+        connectionOf(await listWebhookDeliveries(context.collections, w, args)),
     }),
   }),
 });
@@ -224,6 +231,13 @@ builder.queryFields((t) => ({
     type: [Webhook],
     description: 'Your webhooks, newest first.',
     resolve: (_root, _args, context) => listWebhooks(context.collections, viewerOf(context)),
+  }),
+  webhook: t.field({
+    type: Webhook,
+    nullable: true,
+    description: 'One of your webhooks by id; null when it does not exist or is not yours.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, context) => ownWebhook(context.collections, viewerOf(context), String(id)),
   }),
 }));
 
