@@ -16,8 +16,8 @@ import type { ObjectId } from 'mongodb';
 import type { MeetingSeed } from '../seeds/format.js';
 import { type DatasetInput, loadDataset } from '../seeds/index.js';
 import { Random } from '../seeds/random.js';
-import { type Collections, contentKinds } from '../src/db/collections.js';
-import type { MeetingDoc } from '../src/db/documents.js';
+import type { Collections } from '../src/db/collections.js';
+import { contentKinds, type MeetingDoc } from '../src/db/documents.js';
 import { recordingInputOf, recordingSchema } from '../src/domain/recording-format.js';
 import { meetingFieldsOf, storeRecording } from '../src/domain/recordings.js';
 

@@ -2,7 +2,7 @@
  * A Meeting in the REST shape (external-v1.md, compat.md), from the RestMeeting selection of
  * operations/fragments.graphql: the items of GET /meetings and the body of webhook events.
  */
-import type * as z from 'zod';
+import * as z from 'zod';
 import { lower } from './enums.js';
 import type {
   RestListMeetingsQueryVariables,
@@ -11,14 +11,19 @@ import type {
 } from './operations.generated.js';
 import type * as S from './schemas.js';
 
-/** Which optional parts REST shows: the include_* flags of GET /meetings (webhooks have no highlights flag). */
-export interface Includes {
-  include_transcript: boolean;
-  include_summary: boolean;
-  include_action_items: boolean;
-  include_highlights: boolean;
-  include_crm_matches: boolean;
-}
+const flag = (description: string) => z.boolean().default(false).meta({ description });
+
+/** The include_* query flags of GET /meetings: each adds one optional part to every meeting. */
+export const includeFlags = {
+  include_action_items: flag('Include action_items on each meeting.'),
+  include_crm_matches: flag("Include crm_matches (from your or your team's CRM) on each meeting."),
+  include_highlights: flag('Include highlights on each meeting.'),
+  include_summary: flag('Include default_summary on each meeting. Refused for OAuth connected apps.'),
+  include_transcript: flag('Include the transcript on each meeting. Refused for OAuth connected apps.'),
+};
+
+/** Which optional parts REST shows (webhooks have no highlights flag). */
+export type Includes = { [F in keyof typeof includeFlags]: boolean };
 
 type IncludeVariables = Pick<
   RestListMeetingsQueryVariables,

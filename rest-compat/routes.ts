@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { EMAIL_PATTERN } from '../src/domain/email.js';
 import { lower, upper } from './enums.js';
-import { includeVariables, restMeeting, restSummary } from './meeting.js';
+import { includeFlags, includeVariables, restMeeting, restSummary } from './meeting.js';
 import type {
   MeetingFilter,
   RestCreateWebhookMutation,
@@ -46,8 +46,6 @@ const pageQuery = {
     .default(10)
     .meta({ description: 'Page size, 1 to 100 (an extension: the public service always uses 10).' }),
 };
-
-const flag = (description: string) => z.boolean().default(false).meta({ description });
 
 interface Connection<N> {
   edges: { node: N }[];
@@ -141,11 +139,7 @@ const listMeetings = defineRoute({
       .datetime({ offset: true })
       .optional()
       .meta({ description: 'Only meetings created before this instant (ISO 8601 with Z or an offset).' }),
-    include_action_items: flag('Include action_items on each meeting.'),
-    include_crm_matches: flag("Include crm_matches (from your or your team's CRM) on each meeting."),
-    include_highlights: flag('Include highlights on each meeting.'),
-    include_summary: flag('Include default_summary on each meeting. Refused for OAuth connected apps.'),
-    include_transcript: flag('Include the transcript on each meeting. Refused for OAuth connected apps.'),
+    ...includeFlags,
     meeting_type: z.string().optional().meta({
       description: 'A meeting type name (see /meeting_types); an unknown name gives an empty list.',
     }),

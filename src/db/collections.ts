@@ -3,22 +3,23 @@
  * createIndexes with an identical spec is a no-op on MongoDB.
  */
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import type {
-  ContentDocs,
-  ContentKind,
-  CounterDoc,
-  CredentialDoc,
-  CrmConnectionDoc,
-  CrmRecordDoc,
-  DeliveryAttemptDoc,
-  MeetingDoc,
-  MeetingTypeDoc,
-  OrganisationDoc,
-  OutboxDoc,
-  RateLimitDoc,
-  TeamDoc,
-  UserDoc,
-  WebhookDoc,
+import {
+  type ContentDocs,
+  type ContentKind,
+  type CounterDoc,
+  type CredentialDoc,
+  type CrmConnectionDoc,
+  type CrmRecordDoc,
+  contentKinds,
+  type DeliveryAttemptDoc,
+  type MeetingDoc,
+  type MeetingTypeDoc,
+  type OrganisationDoc,
+  type OutboxDoc,
+  type RateLimitDoc,
+  type TeamDoc,
+  type UserDoc,
+  type WebhookDoc,
 } from './documents.js';
 
 type ContentCollections = { [K in ContentKind]: Collection<ContentDocs[K]> };
@@ -40,9 +41,6 @@ export interface Collections extends ContentCollections {
 }
 
 export type CollectionName = keyof Collections;
-
-/** Every content kind, in the order of ContentDocs: readers and the write path iterate it. */
-export const contentKinds: readonly ContentKind[] = ['transcripts', 'summaries', 'actionItems', 'highlights'];
 
 const byRecording: IndexDescription[] = [{ key: { recordingId: 1 }, unique: true }];
 const contentIndexes = Object.fromEntries(contentKinds.map((kind) => [kind, byRecording])) as Record<

@@ -190,7 +190,7 @@ export interface HighlightsDoc {
 
 /**
  * The content kinds of a meeting, each in a collection of its own (named as here), one document per
- * recording: a new kind is a document type above and an entry here.
+ * recording: a new kind is a document type above, an entry here and one in `contentKinds`.
  */
 export interface ContentDocs {
   transcripts: TranscriptDoc;
@@ -200,6 +200,9 @@ export interface ContentDocs {
 }
 
 export type ContentKind = keyof ContentDocs;
+
+/** Every content kind, in the order of ContentDocs: their indexes, loaders and the write path iterate it. */
+export const contentKinds: readonly ContentKind[] = ['transcripts', 'summaries', 'actionItems', 'highlights'];
 
 /** A content kind's document as a recording brings it: without the ids storage adds. */
 export type ContentOf<K extends ContentKind> = Omit<ContentDocs[K], '_id' | 'recordingId'>;

@@ -10,7 +10,12 @@ import type { Collections } from '../db/collections.js';
 import type { Clock } from '../domain/clock.js';
 import { viewerFor } from '../domain/content-ready.js';
 import type { Viewer } from '../domain/viewer.js';
-import { createContentLoaders, createLoaders, type Loaders } from '../graphql/loaders.js';
+import {
+  type ContentLoaders,
+  createContentLoaders,
+  createLoaders,
+  type Loaders,
+} from '../graphql/loaders.js';
 
 /** A viewer with loaders of their own: visibility applies to whatever they load. */
 export interface ViewerWithLoaders {
@@ -18,8 +23,6 @@ export interface ViewerWithLoaders {
   /** Loaders as this viewer: visibility applies to whatever they load. */
   loaders: Loaders;
 }
-
-type ContentLoaders = ReturnType<typeof createContentLoaders>;
 
 interface Entry {
   viewer: Promise<ViewerWithLoaders | null>;

@@ -4,8 +4,8 @@
  * no caller can store them inconsistently.
  */
 import type { Collection, ObjectId } from 'mongodb';
-import { type Collections, contentKinds } from '../db/collections.js';
-import type { ContentKind, ContentOf, MeetingDoc } from '../db/documents.js';
+import type { Collections } from '../db/collections.js';
+import { type ContentKind, type ContentOf, contentKinds, type MeetingDoc } from '../db/documents.js';
 import { type Clock, systemClock } from './clock.js';
 import { fanOutContentReady, markReady } from './content-ready.js';
 import { DomainError } from './errors.js';

@@ -5,7 +5,15 @@
 import DataLoader from 'dataloader';
 import type { Collection, ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
-import type { MeetingDoc, MeetingTypeDoc, TeamDoc, UserDoc } from '../db/documents.js';
+import {
+  type ContentDocs,
+  type ContentKind,
+  contentKinds,
+  type MeetingDoc,
+  type MeetingTypeDoc,
+  type TeamDoc,
+  type UserDoc,
+} from '../db/documents.js';
 import { contentByRecording } from '../domain/content.js';
 import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../domain/crm.js';
 import { findMeetings } from '../domain/meetings.js';
@@ -22,25 +30,28 @@ function byObjectId<T extends { _id: ObjectId }>(find: (ids: ObjectId[]) => Prom
   );
 }
 
+/** One loader per content kind, keyed by recording id (null where a recording has none). */
+export type ContentLoaders = { [K in ContentKind]: DataLoader<number, ContentDocs[K] | null> };
+
 /**
  * Content by recording id. It does not depend on who asks (visibility is decided on the meeting),
  * so the delivery worker shares one set between the owners of a burst of events.
  */
-export function createContentLoaders(collections: Collections) {
-  const content = <T extends { recordingId: number }>(collection: Collection<T>) =>
-    new DataLoader((ids: readonly number[]) => contentByRecording(collection, ids));
-  return {
-    transcripts: content(collections.transcripts),
-    summaries: content(collections.summaries),
-    actionItems: content(collections.actionItems),
-    highlights: content(collections.highlights),
-  };
+export function createContentLoaders(collections: Collections): ContentLoaders {
+  return Object.fromEntries(
+    contentKinds.map((kind) => [
+      kind,
+      new DataLoader((ids: readonly number[]) =>
+        contentByRecording(collections[kind] as Collection<ContentDocs[typeof kind]>, ids),
+      ),
+    ]),
+  ) as unknown as ContentLoaders;
 }
 
 export function createLoaders(
   collections: Collections,
   viewer: Viewer | undefined,
-  content: ReturnType<typeof createContentLoaders> = createContentLoaders(collections),
+  content: ContentLoaders = createContentLoaders(collections),
 ) {
   return {
     ...content,

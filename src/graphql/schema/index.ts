@@ -1,6 +1,7 @@
 /** Assembles the schema: each import registers its types, queries and mutations on the builder. */
 import { builder } from '../builder.js';
 import './meeting.js';
+import './meeting-content.js';
 import './team.js';
 import './meeting-type.js';
 import './user.js';

@@ -1,4 +1,8 @@
-/** The content of a meeting: transcript entries, summary, action items, highlights. */
+/**
+ * The content of a meeting, one kind at a time (transcript, summary, action items, highlights):
+ * its types, and its field on Meeting, resolved only when selected through the per-request loader
+ * of its kind (one query per kind for a whole page).
+ */
 import type {
   ActionItemDoc,
   HighlightDoc,
@@ -8,6 +12,7 @@ import type {
 } from '../../db/documents.js';
 import { highlightText, playbackUrl } from '../../domain/content.js';
 import { builder } from '../builder.js';
+import { Meeting } from './meeting.js';
 
 const Speaker = builder.objectRef<SpeakerDoc>('Speaker').implement({
   fields: (t) => ({
@@ -72,3 +77,28 @@ export const Highlight = builder.objectRef<HighlightDoc>('Highlight').implement(
     }),
   }),
 });
+
+builder.objectFields(Meeting, (t) => ({
+  transcript: t.field({
+    type: [TranscriptEntry],
+    nullable: true,
+    resolve: async (m, _a, { loaders }) => (await loaders.transcripts.load(m.recordingId))?.entries ?? null,
+  }),
+  defaultSummary: t.field({
+    type: Summary,
+    nullable: true,
+    resolve: (m, _a, { loaders }) => loaders.summaries.load(m.recordingId),
+  }),
+  actionItems: t.field({
+    type: [ActionItem],
+    resolve: async (m, _a, { loaders }) =>
+      ((await loaders.actionItems.load(m.recordingId))?.items ?? []).map((item) => ({
+        item,
+        meetingUrl: m.url,
+      })),
+  }),
+  highlights: t.field({
+    type: [Highlight],
+    resolve: async (m, _a, { loaders }) => (await loaders.highlights.load(m.recordingId))?.items ?? [],
+  }),
+}));

@@ -14,7 +14,6 @@ import { connectionOf, listType, pageArgs } from '../connection.js';
 import { type GraphQLContext, viewerOf } from '../context.js';
 import { selectedFieldNames } from '../selection.js';
 import { CrmMatches } from './crm.js';
-import { ActionItem, Highlight, Summary, TranscriptEntry } from './meeting-content.js';
 
 export const DomainsTypeEnum = builder.enumType('CalendarInviteesDomainsType', {
   values: {
@@ -132,28 +131,6 @@ builder.node(Meeting, {
       resolve: (m) => m.calendarInvitees.map((invitee) => ({ invitee, recordingId: m.recordingId })),
     }),
     recordedBy: t.field({ type: Recorder, resolve: (m) => m }),
-    transcript: t.field({
-      type: [TranscriptEntry],
-      nullable: true,
-      resolve: async (m, _a, { loaders }) => (await loaders.transcripts.load(m.recordingId))?.entries ?? null,
-    }),
-    defaultSummary: t.field({
-      type: Summary,
-      nullable: true,
-      resolve: (m, _a, { loaders }) => loaders.summaries.load(m.recordingId),
-    }),
-    actionItems: t.field({
-      type: [ActionItem],
-      resolve: async (m, _a, { loaders }) =>
-        ((await loaders.actionItems.load(m.recordingId))?.items ?? []).map((item) => ({
-          item,
-          meetingUrl: m.url,
-        })),
-    }),
-    highlights: t.field({
-      type: [Highlight],
-      resolve: async (m, _a, { loaders }) => (await loaders.highlights.load(m.recordingId))?.items ?? [],
-    }),
     crmMatches: t.field({ type: CrmMatches, resolve: (m, _a, { loaders }) => loaders.crmMatches.load(m) }),
   }),
 });
