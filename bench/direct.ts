@@ -69,18 +69,18 @@ async function byIds<T extends { _id: ObjectId }>(
 }
 
 /** Team ids by organisation, for the organisations of `meetings`: one query, as the service's loader. */
-async function teamIdsByOrg(
+/** Every team of the page's organisations, in one query: by id (recorders' teams) and by organisation (sharedWith). */
+async function orgTeams(
   collections: Collections,
   meetings: MeetingDoc[],
-): Promise<Map<string, ObjectId[]>> {
+): Promise<{ teams: Map<string, TeamDoc>; orgTeamIds: Map<string, ObjectId[]> }> {
   const orgIds = new Map(meetings.map((m) => [hex(m.orgId), m.orgId]));
-  if (orgIds.size === 0) return new Map();
-  const teams = await collections.teams
-    .find({ orgId: { $in: [...orgIds.values()] } }, { projection: { _id: 1, orgId: 1 } })
-    .toArray();
-  const byOrg = new Map([...orgIds.keys()].map((id) => [id, [] as ObjectId[]]));
-  for (const t of teams) byOrg.get(hex(t.orgId))?.push(t._id);
-  return byOrg;
+  const teams = orgIds.size
+    ? await collections.teams.find({ orgId: { $in: [...orgIds.values()] } }).toArray()
+    : [];
+  const orgTeamIds = new Map([...orgIds.keys()].map((id) => [id, [] as ObjectId[]]));
+  for (const t of teams) orgTeamIds.get(hex(t.orgId))?.push(t._id);
+  return { teams: new Map(teams.map((t) => [hex(t._id), t])), orgTeamIds };
 }
 
 async function pageData(
@@ -91,17 +91,13 @@ async function pageData(
 ): Promise<PageData> {
   const ids = meetings.map((m) => m.recordingId);
   const none = <T>(): Promise<(T | null)[]> => Promise.resolve(ids.map(() => null));
-  const [users, teams, orgTeamIds, types, transcripts, summaries, actionItems, highlights, crm] =
+  const [users, { teams, orgTeamIds }, types, transcripts, summaries, actionItems, highlights, crm] =
     await Promise.all([
       byIds(
         (list) => collections.users.find({ _id: { $in: list } }).toArray(),
         meetings.map((m) => m.recorderId),
       ),
-      byIds(
-        (list) => collections.teams.find({ _id: { $in: list } }).toArray(),
-        meetings.map((m) => m.teamId),
-      ),
-      teamIdsByOrg(collections, meetings),
+      orgTeams(collections, meetings),
       byIds(
         (list) => collections.meetingTypes.find({ _id: { $in: list } }).toArray(),
         meetings.map((m) => m.meetingTypeId),

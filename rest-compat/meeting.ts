@@ -25,6 +25,11 @@ export const includeFlags = {
 /** Which optional parts REST shows (webhooks have no highlights flag). */
 export type Includes = { [F in keyof typeof includeFlags]: boolean };
 
+/** Every flag false: the parts a caller sets on top of it are the only ones shown. */
+export const noIncludes = Object.fromEntries(
+  Object.keys(includeFlags).map((flag) => [flag, false]),
+) as Includes;
+
 type IncludeVariables = Pick<
   RestListMeetingsQueryVariables,
   'includeTranscript' | 'includeSummary' | 'includeActionItems' | 'includeHighlights' | 'includeCrmMatches'

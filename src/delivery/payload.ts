@@ -12,7 +12,7 @@
  */
 import { execute, type GraphQLError } from 'graphql';
 import { withSharedFragments } from '../../rest-compat/documents.js';
-import { type Includes, includeVariables, restMeeting } from '../../rest-compat/meeting.js';
+import { type Includes, includeVariables, noIncludes, restMeeting } from '../../rest-compat/meeting.js';
 import type { RestMeetingFragment } from '../../rest-compat/operations.generated.js';
 import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, WebhookDoc } from '../db/documents.js';
@@ -44,20 +44,12 @@ const { document: meetingQuery } = withSharedFragments(
 
 /** A webhook's include flags as REST's; webhooks have no highlights flag. */
 const webhookIncludes = (webhook: WebhookDoc): Includes => ({
+  ...noIncludes,
   include_transcript: webhook.includeTranscript,
   include_summary: webhook.includeSummary,
   include_action_items: webhook.includeActionItems,
-  include_highlights: false,
   include_crm_matches: webhook.includeCrmMatches,
 });
-
-const nothingIncluded: Includes = {
-  include_transcript: false,
-  include_summary: false,
-  include_action_items: false,
-  include_highlights: false,
-  include_crm_matches: false,
-};
 
 /**
  * The meeting as `viewer` sees it, in the REST shape; null when the viewer may not see it.
@@ -114,7 +106,7 @@ export async function buildBody(
         collections,
         viewer,
         recordingId,
-        { ...nothingIncluded, include_transcript: true },
+        { ...noIncludes, include_transcript: true },
         loaders,
       );
       return meeting && JSON.stringify({ transcript: meeting.transcript ?? [], recording_id: recordingId });
@@ -124,7 +116,7 @@ export async function buildBody(
         collections,
         viewer,
         recordingId,
-        { ...nothingIncluded, include_summary: true },
+        { ...noIncludes, include_summary: true },
         loaders,
       );
       return (

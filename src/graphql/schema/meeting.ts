@@ -74,7 +74,11 @@ const Recorder = builder.objectRef<MeetingDoc>('Recorder').implement({
     team: t.string({
       nullable: true,
       resolve: async (m, _a, { loaders }) =>
-        m.teamId ? ((await loaders.teams.load(m.teamId))?.name ?? null) : null,
+        // The recorder's team is one of the meeting's organisation's teams, which sharedWith loads
+        // anyway: one teams query serves both.
+        m.teamId
+          ? ((await loaders.orgTeams.load(m.orgId)).find((team) => team._id.equals(m.teamId!))?.name ?? null)
+          : null,
     }),
   }),
 });
