@@ -1,6 +1,7 @@
 /**
  * Webhooks a viewer registers: creation (the signing secret is shown once), listing, deletion,
- * secret rotation, re-enabling, and the deliveries of each webhook with their redelivery.
+ * secret rotation, re-enabling, and the events of each webhook (its outbox messages; GraphQL calls
+ * them its deliveries) with their redelivery.
  * A webhook belongs to its creator; anyone else's is indistinguishable from one that does not exist.
  */
 import { randomBytes } from 'node:crypto';
@@ -159,9 +160,9 @@ export async function enableWebhook(
 
 /**
  * The webhook's events, newest first. The list is that webhook's: a cursor of another webhook's
- * deliveries is not one of its cursors, and it serves its first page (see Keyset).
+ * events is not one of its cursors, and it serves its first page (see Keyset).
  */
-export function listWebhookDeliveries(
+export function listWebhookEvents(
   collections: Collections,
   webhook: WebhookDoc,
   request: PageRequest,

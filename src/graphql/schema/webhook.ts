@@ -17,7 +17,7 @@ import {
   createWebhook,
   deleteWebhook,
   enableWebhook,
-  listWebhookDeliveries,
+  listWebhookEvents,
   listWebhooks,
   ownWebhook,
   redeliverEvent,
@@ -171,7 +171,7 @@ const Webhook = builder.objectRef<WebhookDoc>('Webhook').implement({
         "The endCursor of the previous page of this webhook's deliveries. A cursor of another webhook's deliveries is not one of this list's: this list serves its first page.",
       ),
       resolve: async (w, args, context) =>
-        connectionOf(await listWebhookDeliveries(context.collections, w, args)),
+        connectionOf(await listWebhookEvents(context.collections, w, args)),
     }),
   }),
 });
