@@ -30,6 +30,7 @@ import {
   webhookCategory,
 } from '../support/oracle.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
+import { testRecording } from '../support/recording.js';
 
 type MeetingSeed = Dataset['meetings'][number];
 
@@ -81,7 +82,6 @@ const newRecordings: NewRecording[] = [
 ];
 
 const FIRST_NEW_ID = 700_001;
-const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 function buildRecording(plan: NewRecording, index: number): MeetingSeed {
   const id = FIRST_NEW_ID + index;
@@ -98,21 +98,10 @@ function buildRecording(plan: NewRecording, index: number): MeetingSeed {
         ]
       : [{ name: 'Colleague', email: plan.by === gina ? 'sam.rivera@acme.test' : 'noah.kim@acme.test' }]),
   ];
-  const recording: MeetingSeed = {
-    recording_id: id,
-    recorded_by: plan.by,
+  const recording = testRecording(id, plan.by, start, {
     title: `Access check ${id}`,
     meeting_title: `Access check ${id}`,
     meeting_type: plan.type ?? null,
-    url: `https://app.meetings.test/calls/${id}`,
-    share_url: `https://app.meetings.test/share/${id}`,
-    created_at: iso(start + 3_000_000),
-    scheduled_start_time: iso(start),
-    scheduled_end_time: iso(start + 2_700_000),
-    recording_start_time: iso(start + 60_000),
-    recording_end_time: iso(start + 2_400_000),
-    transcript_language: 'en',
-    meeting_url: null,
     calendar_invitees: invitees,
     sharing: { users: plan.users ?? [], teams: plan.teams ?? [], all_teams: plan.allTeams ?? false },
     transcript: [
@@ -127,7 +116,7 @@ function buildRecording(plan: NewRecording, index: number): MeetingSeed {
         timestamp: '00:00:09',
       },
     ],
-  };
+  });
   if (plan.ready === false) return recording;
   return {
     ...recording,

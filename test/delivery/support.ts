@@ -6,6 +6,7 @@ import { demoPersonas } from '../../seeds/index.js';
 import { hashSecret } from '../../src/domain/viewer.js';
 import { createLogger } from '../../src/logger.js';
 import { keyOf, type TestApp } from '../support/app.js';
+import { testRecording } from '../support/recording.js';
 
 export const silentLogger = createLogger('silent');
 
@@ -42,28 +43,17 @@ export function recordingJson(
 ): Record<string, unknown> & { recording_id: number } {
   const id = nextRecordingId++;
   const start = Date.parse('2026-10-02T10:00:00Z') + (id % 1000) * 3600_000;
-  const iso = (ms: number) => new Date(ms).toISOString();
   return {
-    recording_id: id,
-    recorded_by: recordedBy,
-    title: `Delivery test ${id}`,
-    meeting_title: `Delivery test ${id}`,
-    meeting_type: null,
-    url: `https://meetings.example/calls/${id}`,
-    share_url: `https://meetings.example/share/${id}`,
-    created_at: iso(start + 3_600_000),
-    scheduled_start_time: iso(start),
-    scheduled_end_time: iso(start + 1_800_000),
-    recording_start_time: iso(start + 60_000),
-    recording_end_time: iso(start + 1_700_000),
-    transcript_language: 'en',
-    meeting_url: 'https://meet.example/abc-defg-hij',
-    calendar_invitees: [
-      { name: 'Recorder', email: recordedBy },
-      { name: 'Ravi Shah', email: 'ravi.shah@hooli.test' },
-      { name: 'Priya Raman', email: 'priya.raman@initech.test' },
-    ],
-    sharing: { users: [], teams: [], all_teams: false },
+    ...testRecording(id, recordedBy, start, {
+      title: `Delivery test ${id}`,
+      meeting_title: `Delivery test ${id}`,
+      meeting_url: 'https://meet.example/abc-defg-hij',
+      calendar_invitees: [
+        { name: 'Recorder', email: recordedBy },
+        { name: 'Ravi Shah', email: 'ravi.shah@hooli.test' },
+        { name: 'Priya Raman', email: 'priya.raman@initech.test' },
+      ],
+    }),
     transcript: [
       {
         speaker: { display_name: 'Ravi', matched_calendar_invitee_email: 'ravi.shah@hooli.test' },

@@ -13,6 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dataset, demoDataset, loadDataset } from '../../seeds/index.js';
 import { keyOf } from '../support/app.js';
+import { testRecording } from '../support/recording.js';
 import { type RestTestApp, startRestTestApp } from './support.js';
 
 type MeetingSeed = Dataset['meetings'][number];
@@ -28,26 +29,7 @@ let nextId = 800_001;
 function recording(by: string, overrides: Partial<MeetingSeed> = {}): MeetingSeed {
   const id = nextId++;
   const start = Date.parse('2027-01-05T09:00:00Z') + (id - 800_000) * 3_600_000;
-  const iso = (ms: number) => new Date(ms).toISOString();
-  return {
-    recording_id: id,
-    recorded_by: by,
-    title: `Wrong answers ${id}`,
-    meeting_title: null,
-    meeting_type: null,
-    url: `https://app.meetings.test/calls/${id}`,
-    share_url: `https://app.meetings.test/share/${id}`,
-    created_at: iso(start + 3_000_000),
-    scheduled_start_time: iso(start),
-    scheduled_end_time: iso(start + 2_700_000),
-    recording_start_time: iso(start + 60_000),
-    recording_end_time: iso(start + 2_400_000),
-    transcript_language: 'en',
-    meeting_url: null,
-    calendar_invitees: [{ name: 'Recorder', email: by }],
-    sharing: { users: [], teams: [], all_teams: false },
-    ...overrides,
-  };
+  return testRecording(id, by, start, { title: `Wrong answers ${id}`, ...overrides });
 }
 
 const acmeTeams = ['Sales', 'Engineering', 'Support', 'Marketing'];
