@@ -8,11 +8,12 @@
  * The machinery is looked for at run time (the mutations in the schema, the configuration
  * variables); without it the scenario reports itself skipped rather than measuring anything.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { variables } from '../src/config.js';
+import { hashSecret } from '../src/domain/viewer.js';
 import { type BenchUser, benchUsers, generateMeeting } from './dataset.js';
 import { percentile } from './load.js';
 
@@ -67,7 +68,7 @@ export interface FanoutResult {
 /** The service token the orchestrator gives the service (its SHA-256 goes into INGEST_TOKEN_SHA256). */
 export function serviceToken(): { token: string; sha256: string } {
   const token = `bench_${randomBytes(24).toString('hex')}`;
-  return { token, sha256: createHash('sha256').update(token).digest('hex') };
+  return { token, sha256: hashSecret(token) };
 }
 
 /** Environment the service needs for the scenario (ignored by a service that does not know it). */
