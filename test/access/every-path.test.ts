@@ -14,8 +14,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dataset, type DemoPersona, demoDataset, demoPersonas } from '../../seeds/index.js';
-import { ingest, SERVICE_TOKEN_SHA256 } from '../delivery/support.js';
-import { authHeaders, startTestApp, type TestApp } from '../support/app.js';
+import { ingest, startDeliveryTest } from '../delivery/support.js';
+import { authHeaders, type TestApp } from '../support/app.js';
 import {
   type Category,
   companyOf,
@@ -29,7 +29,7 @@ import {
   visibleRecordings,
   webhookCategory,
 } from '../support/oracle.js';
-import { type Receiver, startReceiver } from '../support/receiver.js';
+import type { Receiver } from '../support/receiver.js';
 import { testRecording } from '../support/recording.js';
 
 type MeetingSeed = Dataset['meetings'][number];
@@ -553,18 +553,13 @@ async function startEngineProcess(): Promise<string> {
 
 beforeAll(async () => {
   const separate = process.env.ACCESS_ENGINE !== 'inprocess';
-  [t, rx] = await Promise.all([
-    startTestApp({
-      ...(separate ? { MONGODB_URI: await startEngineProcess() } : {}),
-      EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
-      INGEST_TOKEN_SHA256: SERVICE_TOKEN_SHA256,
-      DELIVERY_WORKER: 'true',
-      DELIVERY_POLL_MS: '100',
-      DELIVERY_CONCURRENCY: '16',
-      SUBSCRIPTION_POLL_MS: '100',
-    }),
-    startReceiver(),
-  ]);
+  [t, rx] = await startDeliveryTest({
+    ...(separate ? { MONGODB_URI: await startEngineProcess() } : {}),
+    DELIVERY_WORKER: 'true',
+    DELIVERY_POLL_MS: '100',
+    DELIVERY_CONCURRENCY: '16',
+    SUBSCRIPTION_POLL_MS: '100',
+  });
 
   // Webhooks through REST, every category for every persona that may create them.
   await Promise.all(

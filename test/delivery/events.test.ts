@@ -12,8 +12,8 @@ import { EgressGuard } from '../../src/delivery/egress.js';
 import { RETRY_DELAYS_MS } from '../../src/delivery/schedule.js';
 import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js';
 import { fanOutContentReady } from '../../src/domain/content-ready.js';
-import { keyOf, startTestApp, type TestApp } from '../support/app.js';
-import { type Received, type Receiver, startReceiver } from '../support/receiver.js';
+import { keyOf, type TestApp } from '../support/app.js';
+import type { Received, Receiver } from '../support/receiver.js';
 import {
   createWebhook,
   emailOf,
@@ -21,8 +21,8 @@ import {
   fakeClock,
   ingest,
   recordingJson,
-  SERVICE_TOKEN_SHA256,
   silentLogger,
+  startDeliveryTest,
 } from './support.js';
 
 const tom = 'team admin (Sales)';
@@ -37,14 +37,7 @@ let rx: Receiver;
 const workers: DeliveryWorker[] = [];
 
 beforeAll(async () => {
-  [t, rx] = await Promise.all([
-    startTestApp({
-      EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
-      DELIVERY_WORKER: 'false',
-      INGEST_TOKEN_SHA256: SERVICE_TOKEN_SHA256,
-    }),
-    startReceiver(),
-  ]);
+  [t, rx] = await startDeliveryTest();
 });
 afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.stop(100)));

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyOf, startTestApp, type TestApp } from '../support/app.js';
-import { type Receiver, startReceiver } from '../support/receiver.js';
-import { createWebhook, emailOf, ingest, recordingJson, SERVICE_TOKEN_SHA256 } from './support.js';
+import { keyOf, type TestApp } from '../support/app.js';
+import type { Receiver } from '../support/receiver.js';
+import { createWebhook, emailOf, ingest, recordingJson, startDeliveryTest } from './support.js';
 
 const tom = 'team admin (Sales)';
 const tina = 'member: team view';
@@ -21,15 +21,7 @@ let dir: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  [t, rx] = await Promise.all([
-    startTestApp({
-      EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
-      DELIVERY_WORKER: 'false',
-      INGEST_TOKEN_SHA256: SERVICE_TOKEN_SHA256,
-      SUBSCRIPTION_POLL_MS: '100',
-    }),
-    startReceiver(),
-  ]);
+  [t, rx] = await startDeliveryTest({ SUBSCRIPTION_POLL_MS: '100' });
   dir = mkdtempSync(join(tmpdir(), 'ingest-'));
 });
 afterAll(async () => {

@@ -5,13 +5,30 @@
 import { demoPersonas } from '../../seeds/index.js';
 import { hashSecret } from '../../src/domain/viewer.js';
 import { createLogger } from '../../src/logger.js';
-import { keyOf, type TestApp } from '../support/app.js';
+import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 import { testRecording } from '../support/recording.js';
 
 export const silentLogger = createLogger('silent');
 
 export const SERVICE_TOKEN = 'svc_ingest_test_token_0123456789';
 export const SERVICE_TOKEN_SHA256 = hashSecret(SERVICE_TOKEN);
+
+/**
+ * The app as delivery tests need it (loopback receivers allowed, the service token accepted, no
+ * worker of its own unless `env` asks), and a receiver on loopback.
+ */
+export async function startDeliveryTest(env: Record<string, string> = {}): Promise<[TestApp, Receiver]> {
+  return Promise.all([
+    startTestApp({
+      EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
+      DELIVERY_WORKER: 'false',
+      INGEST_TOKEN_SHA256: SERVICE_TOKEN_SHA256,
+      ...env,
+    }),
+    startReceiver(),
+  ]);
+}
 
 export const emailOf = (label: string) => demoPersonas.find((p) => p.label === label)!.email;
 

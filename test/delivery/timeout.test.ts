@@ -8,28 +8,14 @@ import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
-import { keyOf, startTestApp, type TestApp } from '../support/app.js';
-import { type Receiver, startReceiver } from '../support/receiver.js';
-import {
-  createWebhook,
-  emailOf,
-  ingest,
-  recordingJson,
-  SERVICE_TOKEN_SHA256,
-  silentLogger,
-} from './support.js';
+import { keyOf, type TestApp } from '../support/app.js';
+import type { Receiver } from '../support/receiver.js';
+import { createWebhook, emailOf, ingest, recordingJson, silentLogger, startDeliveryTest } from './support.js';
 
 let t: TestApp;
 let rx: Receiver;
 beforeAll(async () => {
-  [t, rx] = await Promise.all([
-    startTestApp({
-      EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
-      DELIVERY_WORKER: 'false',
-      INGEST_TOKEN_SHA256: SERVICE_TOKEN_SHA256,
-    }),
-    startReceiver(),
-  ]);
+  [t, rx] = await startDeliveryTest();
 });
 let closed = false;
 afterAll(async () => {

@@ -4,9 +4,9 @@
  * list only. Real events: recordings ingested, delivered by the worker to a local receiver.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhook, emailOf, ingest, recordingJson, SERVICE_TOKEN_SHA256 } from '../delivery/support.js';
-import { keyOf, startTestApp, type TestApp } from '../support/app.js';
-import { type Receiver, startReceiver } from '../support/receiver.js';
+import { createWebhook, emailOf, ingest, recordingJson, startDeliveryTest } from '../delivery/support.js';
+import { keyOf, type TestApp } from '../support/app.js';
+import type { Receiver } from '../support/receiver.js';
 
 const owner = 'team admin (Sales)';
 const key = keyOf(owner);
@@ -18,14 +18,7 @@ let a: string;
 let b: string;
 
 beforeAll(async () => {
-  [t, rx] = await Promise.all([
-    startTestApp({
-      EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
-      INGEST_TOKEN_SHA256: SERVICE_TOKEN_SHA256,
-      DELIVERY_POLL_MS: '100',
-    }),
-    startReceiver(),
-  ]);
+  [t, rx] = await startDeliveryTest({ DELIVERY_WORKER: 'true', DELIVERY_POLL_MS: '100' });
   a = (await createWebhook(t, owner, `${rx.url}/a`, { triggeredFor: ['MY_RECORDINGS'] })).id;
   b = (await createWebhook(t, owner, `${rx.url}/b`, { triggeredFor: ['MY_RECORDINGS'] })).id;
   for (let i = 0; i < EVENTS; i++) await ingest(t, recordingJson(emailOf(owner)));
