@@ -140,6 +140,7 @@ async function runOperation(
   operation: Operation,
   variables: Record<string, unknown>,
   req: IncomingMessage,
+  res: ServerResponse,
   info: RequestInfo,
 ): Promise<{ result: GraphQLResult; headers: Record<string, string> }> {
   let handedOver: GraphQLResult | undefined;
@@ -157,6 +158,9 @@ async function runOperation(
     },
     {
       requestId: info.requestId,
+      // What /graphql's node adapter would give: load shedding holds its share until `res` closes.
+      req,
+      res,
       handOver: (result) => {
         handedOver = result as GraphQLResult;
       },
@@ -219,7 +223,7 @@ async function serveRoute(
   const call = route.graphql(input);
   const operation = door.operationsByRoute.get(route)?.get(call.operation);
   if (!operation) throw new Error(`${route.operationId} ran ${call.operation}, which it does not declare`);
-  const { result, headers } = await runOperation(door, operation, call.variables, req, info);
+  const { result, headers } = await runOperation(door, operation, call.variables, req, res, info);
   const firstError = result.errors?.[0];
   if (firstError) throw restErrorOf(door.logger, firstError, headers);
   if (!result.data) throw restErrorOf(door.logger, { message: 'GraphQL returned no data' }, headers);

@@ -73,6 +73,11 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     },
     credentials: { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
     services,
+    admission: {
+      heavyPerCredential: config.ADMISSION_HEAVY_PER_CREDENTIAL,
+      budgetBytes: config.ADMISSION_BUDGET_MB * 1_000_000,
+    },
+    onShed: (reason) => metrics.shedRequests.inc({ reason }),
   });
   const server = createHttpServer(
     [
@@ -85,6 +90,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     ],
     logger,
     metrics,
+    config.SEND_TIMEOUT_MS,
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -125,6 +125,27 @@ export const variables = {
     schema: z.coerce.number().int().min(1),
     default: '60',
   }),
+  ADMISSION_HEAVY_PER_CREDENTIAL: variable({
+    description:
+      'large requests (about 1 MB of content or more, e.g. pages with transcripts) one key or token may run at once; more are refused with 429',
+    expects: 'a positive whole number',
+    schema: z.coerce.number().int().min(1),
+    default: '2',
+  }),
+  ADMISSION_BUDGET_MB: variable({
+    description:
+      'estimated content (MB of JSON) this process produces at once; requests beyond it are refused with 503 and Retry-After instead of queued',
+    expects: 'a positive whole number of megabytes',
+    schema: z.coerce.number().int().min(1),
+    default: '64',
+  }),
+  SEND_TIMEOUT_MS: variable({
+    description:
+      'a connection that neither sends nor reads for this long is closed (a client that stops reading a large answer)',
+    expects: 'a positive whole number of milliseconds',
+    schema: millis,
+    default: '30000',
+  }),
   INGEST_TOKEN_SHA256: variable({
     description:
       'hex SHA-256 of the service token that may call the ingestRecording mutation (sent as Authorization: Bearer <token>); unset: nobody may',

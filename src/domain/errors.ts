@@ -8,6 +8,8 @@ export const errorStatus = {
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   RATE_LIMITED: 429,
+  /** The process sheds work it cannot take on now (load shedding); retry shortly. */
+  OVERLOADED: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -3,6 +3,7 @@
  * operation limits, error masking, CORS and GraphiQL. The REST layer runs its documents through
  * this same Yoga instance, so everything here applies to both doors.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
@@ -10,6 +11,7 @@ import type { Collections } from '../db/collections.js';
 import type { RateLimitPolicy } from '../domain/rate-limits.js';
 import { authenticate, type CredentialPolicy, presentedCredential } from '../domain/viewer.js';
 import type { Logger } from '../logger.js';
+import { type AdmissionPolicy, admission, type ShedReason } from './admission.js';
 import { compiledExecution } from './compiled-execution.js';
 import type { GraphQLContext, ResolverServices } from './context.js';
 import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
@@ -23,6 +25,9 @@ import { subscriptionRootRule } from './subscription-root-rule.js';
 
 export interface ServerContext extends InProcessCaller {
   requestId?: string;
+  /** The node request and response (Yoga's node adapter adds them; the REST door passes its own). */
+  req?: IncomingMessage;
+  res?: ServerResponse;
 }
 
 export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
@@ -77,6 +82,8 @@ export function createGraphQLServer(options: {
   rateLimits: RateLimitPolicy;
   credentials: CredentialPolicy;
   services: ResolverServices;
+  admission: AdmissionPolicy;
+  onShed?: (reason: ShedReason) => void;
 }): GraphQLServer {
   const { collections, logger, services } = options;
   return createYoga<ServerContext, GraphQLContext>({
@@ -121,6 +128,7 @@ export function createGraphQLServer(options: {
       armor(),
       subscriptionRootRule(),
       rateLimit(collections, options.rateLimits),
+      admission(options.admission, options.onShed ?? (() => {})),
       compiledExecution({
         onCompiled: (operationName) => logger.debug({ operationName }, 'query compiled'),
         onCompileError: (errors) =>

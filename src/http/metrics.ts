@@ -1,4 +1,4 @@
-/** Prometheus metrics: HTTP traffic by route and status, latency, MongoDB commands. */
+/** Prometheus metrics: HTTP traffic by route and status, latency, shed requests, MongoDB commands. */
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
@@ -6,6 +6,7 @@ export interface Metrics {
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpDuration: Histogram<'method' | 'route'>;
   mongoCommands: Counter<'collection' | 'command'>;
+  shedRequests: Counter<'reason'>;
 }
 
 export function createMetrics(): Metrics {
@@ -30,6 +31,12 @@ export function createMetrics(): Metrics {
       name: 'mongodb_commands_total',
       help: 'MongoDB commands sent by the driver, by collection and command name',
       labelNames: ['collection', 'command'],
+      registers: [registry],
+    }),
+    shedRequests: new Counter({
+      name: 'http_requests_shed_total',
+      help: 'Requests refused at once rather than queued (load shedding), by reason',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

@@ -33,7 +33,12 @@ function findDoor(doors: Door[], pathname: string): Door | undefined {
   return doors.find((d) => (d.path.endsWith('/') ? pathname.startsWith(d.path) : pathname === d.path));
 }
 
-export function createHttpServer(doors: Door[], logger: Logger, metrics: Metrics): Server {
+export function createHttpServer(
+  doors: Door[],
+  logger: Logger,
+  metrics: Metrics,
+  sendTimeoutMs = 30_000,
+): Server {
   const server = createServer((req, res) => {
     const started = process.hrtime.bigint();
     const requestId = pickRequestId(req);
@@ -75,6 +80,9 @@ export function createHttpServer(doors: Door[], logger: Logger, metrics: Metrics
   // Slow clients may not hold a socket forever.
   server.requestTimeout = 60_000;
   server.headersTimeout = 20_000;
+  // Nor stop reading: a socket idle this long (an answer it does not take) is closed, and the
+  // answer's memory freed.
+  server.timeout = sendTimeoutMs;
   return server;
 }
 

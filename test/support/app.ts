@@ -47,6 +47,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     SEED_DEMO: 'true',
     RATE_LIMIT_GENERAL: '1000000',
     RATE_LIMIT_HEAVY: '1000000',
+    ADMISSION_HEAVY_PER_CREDENTIAL: '1000',
+    ADMISSION_BUDGET_MB: '1000000',
     ...env,
   });
   const app = await startApp(config, createLogger(config.LOG_LEVEL));

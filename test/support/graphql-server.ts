@@ -17,6 +17,7 @@ export function testGraphQLServer(
     logger: createLogger('silent'),
     corsOrigins: [],
     rateLimits: { limits: { general: 1000, heavy: 1000 }, windowSeconds: 60 },
+    admission: { heavyPerCredential: 1000, budgetBytes: 1e12 },
     credentials: {},
     services: {
       destinationCheck: new EgressGuard().destinationCheck,

@@ -1,0 +1,169 @@
+/**
+ * Load shedding: before an operation executes, the content it will produce is estimated from what
+ * it selects (page sizes × content kinds, after @skip/@include), and excess work is refused at once
+ * instead of queued, so memory stays bounded and small requests stay fast:
+ *
+ * - a credential may run a few heavy operations at once (429, like Stripe's concurrency limiter);
+ * - the process produces at most `budgetBytes` of estimated content at once (503); an operation
+ *   larger than the whole budget runs only when nothing else is producing content.
+ *
+ * Operations that select no content (lists of titles, the viewer, teams, health) cost nothing and
+ * are never shed. The estimate is held until the answer has been written out (or the client went
+ * away): memory is freed when the bytes have left, not when execution ends.
+ */
+import type { DocumentNode, FieldNode, FragmentDefinitionNode, SelectionSetNode, ValueNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { DEFAULT_PAGE_SIZE } from '../domain/pagination.js';
+import type { GraphQLContext } from './context.js';
+import { graphQLError } from './errors.js';
+import { isIncluded } from './selection.js';
+
+export interface AdmissionPolicy {
+  /** Heavy operations one credential may have running at once. */
+  heavyPerCredential: number;
+  /** Estimated content bytes the whole process may be producing at once. */
+  budgetBytes: number;
+}
+
+export type ShedReason = 'credential_concurrency' | 'process_budget';
+
+/** Typical size of each content kind of one meeting, as JSON (a transcript dominates). */
+const contentBytes: Record<string, number> = {
+  transcript: 200_000,
+  defaultSummary: 4_000,
+  actionItems: 3_000,
+  highlights: 3_000,
+  crmMatches: 2_000,
+};
+
+/** From this estimate on an operation is heavy: it counts against its credential's concurrency. */
+const HEAVY_BYTES = 1_000_000;
+/** Below this an operation is not worth counting at all. */
+const SMALL_BYTES = 64_000;
+const RETRY_AFTER_SECONDS = 1;
+
+type Variables = Record<string, unknown>;
+
+function intArgument(field: FieldNode, name: string, variables: Variables): number | undefined {
+  const value: ValueNode | undefined = field.arguments?.find((a) => a.name.value === name)?.value;
+  if (!value) return undefined;
+  if (value.kind === 'IntValue') return Number(value.value);
+  if (value.kind === 'Variable') {
+    const given = variables[value.name.value];
+    return typeof given === 'number' ? given : undefined;
+  }
+  return undefined;
+}
+
+/** How many items a field multiplies what is below it by: a page of meetings, the ids of `nodes`. */
+function itemsOf(field: FieldNode, variables: Variables): number {
+  const first = intArgument(field, 'first', variables);
+  if (first !== undefined) return Math.max(1, first);
+  if (field.name.value === 'meetings') return DEFAULT_PAGE_SIZE;
+  if (field.name.value === 'nodes') {
+    const ids = field.arguments?.find((a) => a.name.value === 'ids')?.value;
+    if (ids?.kind === 'ListValue') return ids.values.length;
+    if (ids?.kind === 'Variable') {
+      const given = variables[ids.name.value];
+      return Array.isArray(given) ? given.length : 1;
+    }
+  }
+  return 1;
+}
+
+/** Estimated content bytes of the operation's answer. */
+export function estimateContentBytes(document: DocumentNode, variables: Variables): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === 'FragmentDefinition') fragments.set(d.name.value, d);
+  const walk = (set: SelectionSetNode | undefined, items: number, seen: Set<string>): number => {
+    if (!set) return 0;
+    let bytes = 0;
+    for (const s of set.selections) {
+      if (!isIncluded(s, variables)) continue;
+      if (s.kind === 'InlineFragment') bytes += walk(s.selectionSet, items, seen);
+      else if (s.kind === 'FragmentSpread') {
+        if (seen.has(s.name.value)) continue;
+        bytes += walk(fragments.get(s.name.value)?.selectionSet, items, new Set([...seen, s.name.value]));
+      } else {
+        const own = contentBytes[s.name.value];
+        bytes += own !== undefined ? own * items : walk(s.selectionSet, items * itemsOf(s, variables), seen);
+      }
+    }
+    return bytes;
+  };
+  return document.definitions.reduce(
+    (total, d) => (d.kind === 'OperationDefinition' ? total + walk(d.selectionSet, 1, new Set()) : total),
+    0,
+  );
+}
+
+/** What the process and each credential are producing right now. */
+class Admissions {
+  private inFlightBytes = 0;
+  private readonly heavyByCredential = new Map<string, number>();
+
+  constructor(private readonly policy: AdmissionPolicy) {}
+
+  /** Takes the work on, or says why not; the returned function gives it back (once). */
+  admit(credential: string, bytes: number): (() => void) | ShedReason {
+    const heavy = bytes >= HEAVY_BYTES;
+    const running = this.heavyByCredential.get(credential) ?? 0;
+    if (heavy && running >= this.policy.heavyPerCredential) return 'credential_concurrency';
+    if (this.inFlightBytes > 0 && this.inFlightBytes + bytes > this.policy.budgetBytes)
+      return 'process_budget';
+    this.inFlightBytes += bytes;
+    if (heavy) this.heavyByCredential.set(credential, running + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.inFlightBytes -= bytes;
+      if (!heavy) return;
+      const left = (this.heavyByCredential.get(credential) ?? 1) - 1;
+      if (left > 0) this.heavyByCredential.set(credential, left);
+      else this.heavyByCredential.delete(credential);
+    };
+  }
+}
+
+/** The node response of the request (both doors put it in the server context), to release on close. */
+interface WithResponse {
+  res?: { once(event: 'close', listener: () => void): unknown };
+  request: Request;
+}
+
+export function admission(policy: AdmissionPolicy, onShed: (reason: ShedReason) => void): Plugin {
+  const admissions = new Admissions(policy);
+  const shed = new WeakSet<Request>();
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as unknown as GraphQLContext & WithResponse;
+      if (!context.viewer) return;
+      const bytes = estimateContentBytes(args.document, args.variableValues ?? {});
+      if (bytes < SMALL_BYTES) return;
+      const outcome = admissions.admit(context.viewer.credentialId.toHexString(), bytes);
+      if (typeof outcome === 'function') {
+        if (context.res) {
+          context.res.once('close', outcome);
+          return;
+        }
+        return { onExecuteDone: outcome };
+      }
+      onShed(outcome);
+      shed.add(context.request);
+      setResultAndStopExecution({
+        errors: [
+          outcome === 'credential_concurrency'
+            ? graphQLError(
+                'RATE_LIMITED',
+                `Too many large requests at once for this key: at most ${policy.heavyPerCredential}. Retry in ${RETRY_AFTER_SECONDS} s.`,
+              )
+            : graphQLError('OVERLOADED', `The service is busy. Retry in ${RETRY_AFTER_SECONDS} s.`),
+        ],
+      });
+    },
+    onResponse({ request, response }) {
+      if (shed.has(request)) response.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+    },
+  };
+}
