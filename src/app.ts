@@ -78,6 +78,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       budgetBytes: config.ADMISSION_BUDGET_MB * 1_000_000,
     },
     onShed: (reason) => metrics.shedRequests.inc({ reason }),
+    authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
   });
   const server = createHttpServer(
     [

@@ -146,6 +146,13 @@ export const variables = {
     schema: millis,
     default: '30000',
   }),
+  AUTH_FAILURES_PER_MINUTE: variable({
+    description:
+      'refused API keys or tokens one client address may send per minute; then it is refused with 429 until the minute has passed',
+    expects: 'a positive whole number',
+    schema: z.coerce.number().int().min(1),
+    default: '30',
+  }),
   INGEST_TOKEN_SHA256: variable({
     description:
       'hex SHA-256 of the service token that may call the ingestRecording mutation (sent as Authorization: Bearer <token>); unset: nobody may',

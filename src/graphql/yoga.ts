@@ -9,9 +9,15 @@ import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Collections } from '../db/collections.js';
 import type { RateLimitPolicy } from '../domain/rate-limits.js';
-import { authenticate, type CredentialPolicy, presentedCredential } from '../domain/viewer.js';
+import {
+  authenticate,
+  type CredentialPolicy,
+  type PresentedCredential,
+  presentedCredential,
+} from '../domain/viewer.js';
 import type { Logger } from '../logger.js';
 import { type AdmissionPolicy, admission, type ShedReason } from './admission.js';
+import { AuthThrottle } from './auth-throttle.js';
 import { compiledExecution } from './compiled-execution.js';
 import type { GraphQLContext, ResolverServices } from './context.js';
 import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
@@ -84,8 +90,24 @@ export function createGraphQLServer(options: {
   services: ResolverServices;
   admission: AdmissionPolicy;
   onShed?: (reason: ShedReason) => void;
+  /** Refused credentials one source address may send per minute before it is refused outright. */
+  authFailuresPerMinute: number;
 }): GraphQLServer {
   const { collections, logger, services } = options;
+  const throttle = new AuthThrottle(options.authFailuresPerMinute);
+  /** Requests refused by the throttle, with the seconds to wait (for Retry-After). */
+  const throttled = new WeakMap<Request, number>();
+  async function authenticateThrottled(presented: PresentedCredential, source: string, request: Request) {
+    try {
+      throttle.check(source);
+      return await authenticate(collections, presented, options.credentials);
+    } catch (error) {
+      if (domainErrorOf(error)?.code === 'UNAUTHENTICATED') throttle.failed(source);
+      const wait = throttle.retryAfter(source);
+      if (wait > 0 && domainErrorOf(error)?.code === 'RATE_LIMITED') throttled.set(request, wait);
+      throw error;
+    }
+  }
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -129,6 +151,12 @@ export function createGraphQLServer(options: {
       subscriptionRootRule(),
       rateLimit(collections, options.rateLimits),
       admission(options.admission, options.onShed ?? (() => {})),
+      {
+        onResponse({ request, response }) {
+          const wait = throttled.get(request);
+          if (wait !== undefined) response.headers.set('retry-after', String(wait));
+        },
+      },
       compiledExecution({
         onCompiled: (operationName) => logger.debug({ operationName }, 'query compiled'),
         onCompileError: (errors) =>
@@ -160,9 +188,11 @@ export function createGraphQLServer(options: {
         return error instanceof GraphQLError ? withLocation(error, maskedError()) : maskedError();
       },
     },
-    context: async ({ request, requestId }): Promise<GraphQLContext> => {
+    context: async ({ request, requestId, req }): Promise<GraphQLContext> => {
       const presented = presentedCredential(request.headers);
-      const caller = presented ? await authenticate(collections, presented, options.credentials) : undefined;
+      const caller = presented
+        ? await authenticateThrottled(presented, req?.socket.remoteAddress ?? 'unknown', request)
+        : undefined;
       const viewer = caller && 'viewer' in caller ? caller.viewer : undefined;
       return {
         collections,

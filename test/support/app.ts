@@ -49,6 +49,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     RATE_LIMIT_HEAVY: '1000000',
     ADMISSION_HEAVY_PER_CREDENTIAL: '1000',
     ADMISSION_BUDGET_MB: '1000000',
+    AUTH_FAILURES_PER_MINUTE: '1000000',
     ...env,
   });
   const app = await startApp(config, createLogger(config.LOG_LEVEL));

@@ -18,6 +18,7 @@ export function testGraphQLServer(
     corsOrigins: [],
     rateLimits: { limits: { general: 1000, heavy: 1000 }, windowSeconds: 60 },
     admission: { heavyPerCredential: 1000, budgetBytes: 1e12 },
+    authFailuresPerMinute: 1_000_000,
     credentials: {},
     services: {
       destinationCheck: new EgressGuard().destinationCheck,
