@@ -228,6 +228,8 @@ async function main(): Promise<number> {
       LOG_LEVEL: opts.logLevel,
       RATE_LIMIT_GENERAL: '1000000000',
       RATE_LIMIT_HEAVY: '1000000000',
+      // One key drives every connection; the process-wide budget stays as in production.
+      ADMISSION_HEAVY_PER_CREDENTIAL: '1000000',
       SHUTDOWN_GRACE_MS: '2000',
       NODE_ENV: 'production', // as `npm start` runs it (graphql-js skips its development checks)
       ...fanoutEnv(token.sha256),
