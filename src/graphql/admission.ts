@@ -128,7 +128,7 @@ class Admissions {
 
 /** The node response of the request (both doors put it in the server context), to release on close. */
 interface WithResponse {
-  res?: { once(event: 'close', listener: () => void): unknown };
+  res?: { closed: boolean; once(event: 'close', listener: () => void): unknown };
   request: Request;
 }
 
@@ -144,7 +144,9 @@ export function admission(policy: AdmissionPolicy, onShed: (reason: ShedReason) 
       const outcome = admissions.admit(context.viewer.credentialId.toHexString(), bytes);
       if (typeof outcome === 'function') {
         if (context.res) {
-          context.res.once('close', outcome);
+          // A client that already went away will not close again: give the share back now.
+          if (context.res.closed) outcome();
+          else context.res.once('close', outcome);
           return;
         }
         return { onExecuteDone: outcome };
