@@ -15,7 +15,7 @@ import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
 import type { ResolverServices } from './graphql/context.js';
 import { createGraphQLServer, type ServerContext } from './graphql/yoga.js';
-import { createMetrics } from './http/metrics.js';
+import { createMetrics, observeAttempt, observeOutbox } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
 import { closeGracefully, createHttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
@@ -48,6 +48,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
 
   const metrics = createMetrics();
   const database = await connectDatabase(mongoUri, config.MONGODB_DB);
+  observeOutbox(metrics, database.collections);
   database.onCommand((event) =>
     metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
   );
@@ -78,6 +79,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       budgetBytes: config.ADMISSION_BUDGET_MB * 1_000_000,
     },
     onShed: (reason) => metrics.shedRequests.inc({ reason }),
+    onRateLimited: (bucket) => metrics.rateLimitedRequests.inc({ bucket }),
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
   });
   const server = createHttpServer(
@@ -109,7 +111,9 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     workerDatabase.onCommand((event) =>
       metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
     );
-    worker = deliveryWorkerFromConfig(workerDatabase.collections, config, logger);
+    worker = deliveryWorkerFromConfig(workerDatabase.collections, config, logger, {
+      onAttempt: (message, outcome, answeredAt) => observeAttempt(metrics, message, outcome, answeredAt),
+    });
     worker.start();
   }
 

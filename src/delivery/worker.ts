@@ -16,7 +16,7 @@ import { ObjectId } from 'mongodb';
 import { Agent, request } from 'undici';
 import type { Config } from '../config.js';
 import type { Collections } from '../db/collections.js';
-import type { OutboxDoc, OutboxStatus, WebhookDoc } from '../db/documents.js';
+import type { AttemptOutcome, OutboxDoc, OutboxStatus, WebhookDoc } from '../db/documents.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { finishPendingFanOuts } from '../domain/content-ready.js';
 import {
@@ -54,6 +54,8 @@ export interface WorkerOptions {
   sweepGraceMs?: number;
   /** For the retry jitter. */
   random?: () => number;
+  /** Told of every attempt whose outcome was recorded (metrics). */
+  onAttempt?: (message: OutboxDoc, outcome: AttemptOutcome, answeredAt: Date) => void;
 }
 
 const USER_AGENT = 'meetings-gateway-webhooks/1';
@@ -81,6 +83,7 @@ export class DeliveryWorker {
   private readonly timeoutMs: number;
   private readonly sweepGraceMs: number;
   private readonly random: () => number;
+  private readonly onAttempt: NonNullable<WorkerOptions['onAttempt']>;
   private readonly agent: Agent;
   private readonly viewers: ViewerCache;
   /** Aborted by stop(): no more claims. */
@@ -106,6 +109,7 @@ export class DeliveryWorker {
     this.leaseMs = options.leaseMs ?? 60_000;
     this.sweepGraceMs = options.sweepGraceMs ?? 10_000;
     this.random = options.random ?? Math.random;
+    this.onAttempt = options.onAttempt ?? (() => {});
     this.viewers = new ViewerCache(this.collections, this.clock);
     if (this.leaseMs <= this.timeoutMs)
       throw new Error('the lease must outlast an attempt (leaseMs > timeoutMs)');
@@ -289,6 +293,7 @@ export class DeliveryWorker {
       error: result.error,
     });
     await this.logAttempt(message, attemptedAt, result, decision.outcome, recorded);
+    if (recorded) this.onAttempt(message, decision.outcome, answeredAt);
     if (!recorded) {
       this.logger.warn({ messageId: message.messageId }, 'lease ran out before the outcome: not recorded');
       return;
@@ -384,12 +389,12 @@ export function deliveryWorkerFromConfig(
   collections: Collections,
   config: Config,
   logger: Logger,
-  clock?: Clock,
+  more: Pick<WorkerOptions, 'clock' | 'onAttempt'> = {},
 ): DeliveryWorker {
   return new DeliveryWorker({
     collections,
     logger,
-    clock,
+    ...more,
     egress: new EgressGuard(config.EGRESS_ALLOW_CIDRS),
     concurrency: config.DELIVERY_CONCURRENCY,
     pollMs: config.DELIVERY_POLL_MS,

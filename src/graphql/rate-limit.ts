@@ -40,7 +40,11 @@ export function selectsHeavyField(document: DocumentNode, variables: Record<stri
   return document.definitions.some((d) => d.kind === 'OperationDefinition' && walk(d.selectionSet));
 }
 
-export function rateLimit(collections: Collections, policy: RateLimitPolicy): Plugin<GraphQLContext> {
+export function rateLimit(
+  collections: Collections,
+  policy: RateLimitPolicy,
+  onLimited: (bucket: Bucket) => void,
+): Plugin<GraphQLContext> {
   const states = new WeakMap<Request, RateLimitState>();
   return {
     async onExecute({ args, setResultAndStopExecution }) {
@@ -52,6 +56,7 @@ export function rateLimit(collections: Collections, policy: RateLimitPolicy): Pl
       const state = await countRequest(collections, policy, context.viewer.credentialId, bucket);
       states.set(context.request, state);
       if (!state.allowed) {
+        onLimited(bucket);
         const what = bucket === 'heavy' ? 'transcript and summary requests' : 'requests';
         setResultAndStopExecution({
           errors: [

@@ -8,7 +8,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Collections } from '../db/collections.js';
-import type { RateLimitPolicy } from '../domain/rate-limits.js';
+import type { Bucket, RateLimitPolicy } from '../domain/rate-limits.js';
 import {
   authenticate,
   type CredentialPolicy,
@@ -90,6 +90,7 @@ export function createGraphQLServer(options: {
   services: ResolverServices;
   admission: AdmissionPolicy;
   onShed?: (reason: ShedReason) => void;
+  onRateLimited?: (bucket: Bucket) => void;
   /** Refused credentials one source address may send per minute before it is refused outright. */
   authFailuresPerMinute: number;
 }): GraphQLServer {
@@ -149,7 +150,7 @@ export function createGraphQLServer(options: {
     plugins: [
       armor(),
       subscriptionRootRule(),
-      rateLimit(collections, options.rateLimits),
+      rateLimit(collections, options.rateLimits, options.onRateLimited ?? (() => {})),
       admission(options.admission, options.onShed ?? (() => {})),
       {
         onResponse({ request, response }) {

@@ -35,6 +35,8 @@ describe('rate limits', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // another key has its own budget
     expect((await t.graphql('{ viewer { email } }', {}, keyOf('member: multiple teams'))).status).toBe(200);
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metrics).toMatch(/http_requests_rate_limited_total\{bucket="general"\} [1-9]/);
   });
 
   it('operations selecting transcripts or summaries count in the heavy bucket', async () => {

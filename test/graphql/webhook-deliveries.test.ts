@@ -142,4 +142,15 @@ describe("a webhook's deliveries page by page", () => {
       extensions: { code: 'BAD_USER_INPUT' },
     });
   });
+
+  it('the worker counts its attempts and their latency in /metrics, and the outbox backlog is empty', async () => {
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    const value = (pattern: RegExp) => Number(pattern.exec(metrics)?.[1] ?? Number.NaN);
+    expect(value(/delivery_attempts_total\{kind="webhook_event",outcome="delivered"\} (\d+)/)).toBe(
+      2 * EVENTS,
+    );
+    expect(value(/delivery_latency_seconds_count\{kind="webhook_event"\} (\d+)/)).toBe(2 * EVENTS);
+    expect(value(/outbox_messages\{status="pending"\} (\d+)/)).toBe(0);
+    expect(value(/outbox_messages\{status="failed"\} (\d+)/)).toBe(0);
+  });
 });
