@@ -1,9 +1,11 @@
 /**
- * Structured JSON logs. Every line written while a request is being served carries its request
- * id, taken from AsyncLocalStorage so that code deep in the stack need not pass it around.
+ * Structured JSON logs, one object a line (for collectors), or readable lines when stdout is a
+ * terminal (a person is watching). Every line written while a request is being served carries its
+ * request id, taken from AsyncLocalStorage so that code deep in the stack need not pass it around.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Logger, pino } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -17,7 +19,15 @@ export function currentRequestId(): string | undefined {
   return requestScope.getStore()?.requestId;
 }
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/** Readable lines, written synchronously (nothing is lost when the process exits right after). */
+function terminal(): pino.DestinationStream {
+  return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+}
+
+export function createLogger(
+  level: string,
+  destination: pino.DestinationStream | undefined = process.stdout.isTTY ? terminal() : undefined,
+): Logger {
   return pino(
     {
       level,
