@@ -47,7 +47,10 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   }
 
   const metrics = createMetrics();
-  const database = await connectDatabase(mongoUri, config.MONGODB_DB);
+  // An in-process engine shares our event loop: it cannot hang on its own, and a long command of
+  // it would look like a socket timeout. Only a database of its own gets the bounds.
+  const connectOptions = { timeoutMs: engine ? undefined : config.MONGODB_TIMEOUT_MS };
+  const database = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
   observeOutbox(metrics, database.collections);
   database.onCommand((event) =>
     metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
@@ -58,7 +61,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     logger.info({ counts }, 'demo dataset loaded');
   }
 
-  const contentReadyFeed = new ContentReadyFeed(database.collections, config.SUBSCRIPTION_POLL_MS);
+  const contentReadyFeed = new ContentReadyFeed(database.collections, logger, config.SUBSCRIPTION_POLL_MS);
   const services: ResolverServices = {
     destinationCheck: new EgressGuard(config.EGRESS_ALLOW_CIDRS).destinationCheck,
     contentReadyFeed,
@@ -107,7 +110,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   let workerDatabase: Database | undefined;
   let worker: DeliveryWorker | undefined;
   if (config.DELIVERY_WORKER) {
-    workerDatabase = await connectDatabase(mongoUri, config.MONGODB_DB);
+    workerDatabase = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
     workerDatabase.onCommand((event) =>
       metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
     );

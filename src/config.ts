@@ -76,6 +76,13 @@ export const variables = {
     schema: z.string().regex(/^[^/\\. "$]{1,63}$/),
     default: 'meetings',
   }),
+  MONGODB_TIMEOUT_MS: variable({
+    description:
+      'bound of each step of a database operation (server selection, connect, pool wait, socket read); a hung or absent database fails a request with 503 within about twice this',
+    expects: 'a positive whole number of milliseconds',
+    schema: millis,
+    default: '2000',
+  }),
   EMBEDDED_MONGO_PORT: variable({
     description:
       'port of the embedded engine when MONGODB_URI is unset (0: any free port); other processes can share it through MONGODB_URI',

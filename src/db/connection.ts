@@ -21,10 +21,36 @@ export function commandCollection(event: CommandStartedEvent): string {
   return typeof target === 'string' ? target : '';
 }
 
-export async function connectDatabase(uri: string, dbName: string): Promise<Database> {
+/** How long `ping` (readiness) waits for an answer, whatever the driver's timeouts. */
+const PING_TIMEOUT_MS = 2_000;
+
+/**
+ * Driver options that bound every operation by `timeoutMs` when the database is absent or hung:
+ * finding the server, connecting (also the monitor's checks), waiting for a pooled connection and
+ * each socket read. `timeoutMS` (CSOT) is no help: it is a deprecated no-op since driver 7.8. A
+ * read is retried once, so an operation fails within about twice `timeoutMs`.
+ */
+function boundedBy(timeoutMs: number) {
+  return {
+    serverSelectionTimeoutMS: timeoutMs,
+    connectTimeoutMS: timeoutMs,
+    waitQueueTimeoutMS: timeoutMs,
+    socketTimeoutMS: timeoutMs,
+  };
+}
+
+/**
+ * `timeoutMs` bounds every operation (see boundedBy); without it (seeding, benchmarks, an
+ * in-process engine) only server selection is, by 5 s, and a long bulk load is never cut.
+ */
+export async function connectDatabase(
+  uri: string,
+  dbName: string,
+  options: { timeoutMs?: number } = {},
+): Promise<Database> {
   const client = new MongoClient(uri, {
     monitorCommands: true,
-    serverSelectionTimeoutMS: 5_000,
+    ...(options.timeoutMs ? boundedBy(options.timeoutMs) : { serverSelectionTimeoutMS: 5_000 }),
     appName: 'meetings-gateway',
   });
   await client.connect();
@@ -40,11 +66,19 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
       return () => client.off('commandStarted', listener);
     },
     async ping() {
+      // Its own deadline: the driver's may be longer, and readiness must answer in time.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+      });
+      const answered = db.command({ ping: 1 }).then(
+        () => true,
+        () => false,
+      );
       try {
-        await db.command({ ping: 1 }, { timeoutMS: 2_000 });
-        return true;
-      } catch {
-        return false;
+        return await Promise.race([answered, late]);
+      } finally {
+        clearTimeout(timer);
       }
     },
     close: () => client.close(),

@@ -17,6 +17,7 @@ import { Agent, request } from 'undici';
 import type { Config } from '../config.js';
 import type { Collections } from '../db/collections.js';
 import type { AttemptOutcome, OutboxDoc, OutboxStatus, WebhookDoc } from '../db/documents.js';
+import { OutageBackoff } from '../db/outage.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { finishPendingFanOuts } from '../domain/content-ready.js';
 import {
@@ -97,6 +98,8 @@ export class DeliveryWorker {
   private hinted = false;
   private unsubscribe: (() => void) | null = null;
   private lastSweep = 0;
+  /** One warning when the database goes away, one info when it is back, and slower polls between. */
+  private readonly outage: OutageBackoff;
 
   constructor(options: WorkerOptions) {
     this.collections = options.collections;
@@ -111,6 +114,7 @@ export class DeliveryWorker {
     this.random = options.random ?? Math.random;
     this.onAttempt = options.onAttempt ?? (() => {});
     this.viewers = new ViewerCache(this.collections, this.clock);
+    this.outage = new OutageBackoff(this.logger, 'the delivery worker', this.pollMs);
     if (this.leaseMs <= this.timeoutMs)
       throw new Error('the lease must outlast an attempt (leaseMs > timeoutMs)');
     const connectTimeout = Math.min(options.connectTimeoutMs ?? 5_000, this.timeoutMs);
@@ -182,25 +186,31 @@ export class DeliveryWorker {
           const message = await this.claim();
           if (!message) break;
           const delivery = this.deliver(message)
-            .catch((error: unknown) =>
-              this.logger.error({ err: error, messageId: message.messageId }, 'delivery failed unexpectedly'),
-            )
+            .catch((error: unknown) => {
+              // Its lease runs out and it is tried again; an outage is the loop's to report.
+              if (!this.outage.failed(error))
+                this.logger.error(
+                  { err: error, messageId: message.messageId },
+                  'delivery failed unexpectedly',
+                );
+            })
             .finally(() => {
               this.inFlight.delete(delivery);
               this.wake?.();
             });
           this.inFlight.add(delivery);
         }
+        this.outage.succeeded();
       } catch (error) {
-        this.logger.error({ err: error }, 'delivery worker loop error');
+        if (!this.outage.failed(error)) this.logger.error({ err: error }, 'delivery worker loop error');
       }
       if (signal.aborted) break;
-      if (this.hinted) {
+      if (this.hinted && !this.outage.active) {
         this.hinted = false;
         continue;
       }
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.pollMs);
+        const timer = setTimeout(resolve, this.outage.delay());
         this.wake = () => {
           clearTimeout(timer);
           resolve();

@@ -11,6 +11,9 @@
  */
 import type { Collections } from '../db/collections.js';
 import type { MeetingDoc } from '../db/documents.js';
+import { OutageBackoff, type OutageLog } from '../db/outage.js';
+
+const quiet: OutageLog = { warn() {}, info() {} };
 
 /** An async iterator fed by push, ended by its consumer (return) or by the feed (close). */
 class Channel<T> implements AsyncIterableIterator<T> {
@@ -68,12 +71,17 @@ export class ContentReadyFeed {
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
   private closed = false;
+  private readonly outage: OutageBackoff;
 
   constructor(
     private readonly collections: Collections,
-    private readonly pollMs = 500,
+    log: OutageLog = quiet,
+    pollMs = 500,
     private readonly lookbackMs = 30_000,
-  ) {}
+  ) {
+    // Capped well inside the window, so the first poll after an outage still sees what it missed.
+    this.outage = new OutageBackoff(log, 'the live feed', pollMs, Math.min(5_000, lookbackMs / 4));
+  }
 
   /** Meetings that become ready from now on and that `accepts` lets through. */
   async subscribe(accepts: (meeting: MeetingDoc) => boolean): Promise<AsyncIterableIterator<MeetingDoc>> {
@@ -140,7 +148,7 @@ export class ContentReadyFeed {
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.poll();
-    }, this.pollMs);
+    }, this.outage.delay());
     this.timer.unref();
   }
 
@@ -160,8 +168,11 @@ export class ContentReadyFeed {
         for (const meeting of meetings)
           for (const s of this.subscribers) if (s.accepts(meeting)) s.channel.push(meeting);
       }
-    } catch {
-      // A failed poll is retried at the next tick; the window still covers what it missed.
+      this.outage.succeeded();
+    } catch (error) {
+      // A failed poll is retried at the next tick (later during an outage); the window still
+      // covers what it missed, unless the outage outlasts it.
+      this.outage.failed(error);
     } finally {
       this.polling = false;
       this.schedule();

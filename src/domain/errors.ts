@@ -10,7 +10,12 @@ export const errorStatus = {
   RATE_LIMITED: 429,
   /** The process sheds work it cannot take on now (load shedding); retry shortly. */
   OVERLOADED: 503,
+  /** A dependency (the database) is unavailable: retry later. */
+  SERVICE_UNAVAILABLE: 503,
 } as const;
+
+/** Retry-After of a SERVICE_UNAVAILABLE answer: long enough for a failover or a restart to show. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 export type ErrorCode = keyof typeof errorStatus;
 

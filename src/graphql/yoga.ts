@@ -28,6 +28,7 @@ import { createLoaders } from './loaders.js';
 import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
 import { subscriptionRootRule } from './subscription-root-rule.js';
+import { unavailable, unavailableError } from './unavailable.js';
 
 export interface ServerContext extends InProcessCaller {
   requestId?: string;
@@ -65,6 +66,7 @@ function withLocation(source: GraphQLError, replacement: GraphQLError): GraphQLE
     source: source.source,
     positions: source.positions,
     path: source.path,
+    originalError: replacement.originalError,
     extensions: replacement.extensions,
   });
   // graphql-jit's errors carry their locations without the nodes they came from.
@@ -118,9 +120,12 @@ export function createGraphQLServer(options: {
       info: (...args) => logger.info({ args }, 'yoga'),
       warn: (...args) => logger.warn({ args }, 'yoga'),
       // Yoga reports a client's bad request (a syntax error, an unknown field, a refused key) as an
-      // error; for us it is not one. Anything else is, with its message and stack.
+      // error; for us it is not one. An outage is logged once by the unavailable plugin. Anything
+      // else is an error, with its message and stack.
       error: (...args) =>
-        args.every((a) => domainErrorOf(a) || (a instanceof GraphQLError && isClientFacing(a)))
+        args.every(
+          (a) => domainErrorOf(a) || (a instanceof GraphQLError && isClientFacing(a)) || unavailableError(a),
+        )
           ? logger.debug({ errors: args.map((a) => (a as Error).message) }, 'graphql request refused')
           : logger.error({ err: args.find((a) => a instanceof Error), args: args.map(String) }, 'yoga'),
     },
@@ -164,6 +169,7 @@ export function createGraphQLServer(options: {
           logger.warn({ errors }, 'graphql-jit could not compile a query; interpreting it'),
       }),
       exposeHttpStatus(),
+      unavailable(logger),
       inProcessResult(),
     ],
     maskedErrors: {
@@ -173,6 +179,8 @@ export function createGraphQLServer(options: {
           return error instanceof GraphQLError
             ? withLocation(error, fromDomainError(domain))
             : fromDomainError(domain);
+        const outage = unavailableError(error);
+        if (outage) return error instanceof GraphQLError ? withLocation(error, outage) : outage;
         if (error instanceof GraphQLError && isClientFacing(error)) {
           if (error.extensions?.code) return error;
           return withLocation(

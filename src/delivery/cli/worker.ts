@@ -25,7 +25,9 @@ if (!config.MONGODB_URI) {
 }
 
 const logger = createLogger(config.LOG_LEVEL);
-const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB);
+const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB, {
+  timeoutMs: config.MONGODB_TIMEOUT_MS,
+});
 const worker = deliveryWorkerFromConfig(database.collections, config, logger);
 worker.start();
 logger.info({ pid: process.pid, concurrency: config.DELIVERY_CONCURRENCY }, 'delivery worker started');

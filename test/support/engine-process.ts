@@ -1,0 +1,49 @@
+/**
+ * The embedded engine in a process of its own, so a test can stop (SIGSTOP), resume (SIGCONT) or
+ * kill it like a real database server. It exits when its stdin closes (the test process ending),
+ * and `stop` resumes it first, so a test never leaves a stopped process behind.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface EngineProcess {
+  uri: string;
+  child: ChildProcess;
+  signal(signal: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL'): void;
+  stop(): void;
+}
+
+export async function startEngineProcess(): Promise<EngineProcess> {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const script = `import { startEmbeddedMongo } from './src/embedded-mongo/index.ts';
+    const engine = await startEmbeddedMongo();
+    process.stdout.write(engine.uri + '\\n');
+    process.stdin.on('end', () => process.exit(0)).resume();`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const stop = () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  };
+  // Even if the test fails before its afterAll: a stopped child would not see its stdin close.
+  process.once('exit', stop);
+  const uri = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    child.once('exit', (code) => reject(new Error(`the engine process exited (${code})`)));
+  });
+  return {
+    uri,
+    child,
+    signal: (signal) => {
+      child.kill(signal);
+    },
+    stop,
+  };
+}
