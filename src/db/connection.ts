@@ -24,7 +24,8 @@ export function commandCollection(event: CommandStartedEvent): string {
 export async function connectDatabase(uri: string, dbName: string): Promise<Database> {
   const client = new MongoClient(uri, {
     monitorCommands: true,
-    serverSelectionTimeoutMS: 5_000,
+    // Options given here override the URI's: keep 5 s only as the default the URI may change.
+    ...(/[?&]serverSelectionTimeoutMS=/i.test(uri) ? {} : { serverSelectionTimeoutMS: 5_000 }),
     appName: 'meetings-gateway',
   });
   await client.connect();
