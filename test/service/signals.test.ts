@@ -71,13 +71,22 @@ describe.each(commands)('$name', ({ command, ready, env }) => {
   });
 });
 
-describe('a request in flight when SIGTERM arrives', () => {
-  it('still gets its answer, then the server exits 0', async () => {
+describe('the built service (node dist/src/main.js)', () => {
+  it('serves GraphiQL and the REST door (whose documents are read from dist at start); a request in flight when SIGTERM arrives still gets its answer, then it exits 0', async () => {
     const child = start([process.execPath, 'dist/src/main.js'], {});
     try {
       const banner = await waitForOutput(child, /REST base URL: (http:\/\/\S+)\/external[\s\S]*mk_demo\S+/);
       const url = server.ready.exec(banner)![1]!;
       const key = /mk_demo\S+/.exec(banner)![0];
+      const graphiql = await fetch(`${url}/graphql`, { headers: { accept: 'text/html' } });
+      expect(graphiql.status).toBe(200);
+      expect(await graphiql.text()).toContain('GraphiQL');
+      const meetings = await fetch(`${url}/external/v1/meetings?include_transcript=true`, {
+        headers: { 'x-api-key': key },
+      });
+      expect(meetings.status).toBe(200);
+      expect((await meetings.json()).items.length).toBeGreaterThan(0);
+
       const body = JSON.stringify({ query: '{ viewer { email } }' });
       const req = request(`${url}/graphql`, {
         method: 'POST',
