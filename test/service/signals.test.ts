@@ -68,7 +68,7 @@ describe.each(commands)('$name', ({ command, ready, env }) => {
     } finally {
       child.kill('SIGKILL');
     }
-  });
+  }, 60_000);
 });
 
 describe('the built service (node dist/src/main.js)', () => {
@@ -116,5 +116,5 @@ describe('the built service (node dist/src/main.js)', () => {
     } finally {
       child.kill('SIGKILL');
     }
-  });
+  }, 60_000); // the demo dataset loads first: slow on a loaded machine
 });
