@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { connectDatabase } from '../src/db/connection.js';
+import { redactCredentials } from '../src/redact.js';
 import { demoDataset } from './demo.js';
 import { loadDataset } from './load.js';
 import { validateDataset } from './validate.js';
@@ -107,5 +108,5 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 main().catch((error: unknown) =>
-  fail(`Seeding failed: ${error instanceof Error ? error.message : String(error)}`, 1),
+  fail(redactCredentials(`Seeding failed: ${error instanceof Error ? error.message : String(error)}`), 1),
 );

@@ -4,6 +4,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
+import { redactCredentials } from './redact.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -232,7 +233,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const raw = env[name] === undefined || env[name] === '' ? v.default : env[name];
     const parsed = v.schema.safeParse(raw);
     if (parsed.success) config[name] = parsed.data;
-    else problems.push(`${name} must be ${v.expects} (got ${JSON.stringify(raw)})`);
+    // The value is echoed so the operator sees the typo, but never a password (MONGODB_URI).
+    else
+      problems.push(`${name} must be ${v.expects} (got ${redactCredentials(String(JSON.stringify(raw)))})`);
   }
   if (
     problems.length === 0 &&

@@ -1,8 +1,10 @@
 /** Process entry: configuration, the app, a banner for people, graceful stop on SIGTERM/SIGINT. */
 import { demoPersonas } from '../seeds/index.js';
-import { startApp } from './app.js';
+import { type App, startApp } from './app.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
+import { exitOnStartupFailure, exitOnStopSignal } from './lifecycle.js';
 import { createLogger } from './logger.js';
+import { redactCredentials } from './redact.js';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.stdout.write(helpText());
@@ -19,15 +21,23 @@ try {
 }
 
 const logger = createLogger(config.LOG_LEVEL);
-const app = await startApp(config, logger);
-logger.info({ url: app.url, mongoUri: app.mongoUri }, 'listening');
+// Registered before starting: a stop asked for while starting exits 0 at once (nothing to drain).
+let app: App | undefined;
+exitOnStopSignal(logger, config.SHUTDOWN_GRACE_MS, async () => app?.close());
+try {
+  app = await startApp(config, logger);
+} catch (error) {
+  exitOnStartupFailure(error, config.MONGODB_URI);
+}
+const mongoUri = redactCredentials(app.mongoUri);
+logger.info({ url: app.url, mongoUri }, 'listening');
 
 const seeded = config.SEED_DEMO ?? !config.MONGODB_URI;
 const banner = [
   '',
   `  GraphiQL:      ${app.url}/graphql`,
   `  REST base URL: ${app.url}/external/v1`,
-  `  MongoDB:       ${app.mongoUri}`,
+  `  MongoDB:       ${mongoUri}`,
   ...(seeded
     ? ['', '  Demo personas (send the key as X-Api-Key; connected apps as Authorization: Bearer):'].concat(
         demoPersonas.map((p) => `    ${p.label.padEnd(28)} ${p.email.padEnd(28)} ${p.apiKey}`),
@@ -36,20 +46,3 @@ const banner = [
   '',
 ];
 process.stderr.write(`${banner.join('\n')}\n`);
-
-let stopping = false;
-async function stop(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'shutting down');
-  try {
-    await app.close();
-    logger.info('stopped');
-    process.exit(0);
-  } catch (error) {
-    logger.error({ err: error }, 'error during shutdown');
-    process.exit(1);
-  }
-}
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));

@@ -50,7 +50,12 @@ export async function connectDatabase(
 ): Promise<Database> {
   const client = new MongoClient(uri, {
     monitorCommands: true,
-    ...(options.timeoutMs ? boundedBy(options.timeoutMs) : { serverSelectionTimeoutMS: 5_000 }),
+    // Options given here override the URI's: a bound the URI sets itself is left to it.
+    ...Object.fromEntries(
+      Object.entries(
+        options.timeoutMs ? boundedBy(options.timeoutMs) : { serverSelectionTimeoutMS: 5_000 },
+      ).filter(([name]) => !new RegExp(`[?&]${name}=`, 'i').test(uri)),
+    ),
     appName: 'meetings-gateway',
   });
   await client.connect();

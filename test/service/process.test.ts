@@ -1,26 +1,46 @@
-/** The real process: `npm start`'s entry point, its banner, --help, bad configuration, SIGTERM. */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+/**
+ * The real process: `npm start`'s entry point, its banner, --help, bad configuration, SIGTERM, and
+ * startup failures (one line on stderr, no stack, exit 1) that never show a password.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { exitOf, outputOf, waitForOutput } from '../support/processes.js';
 
 const entry = ['--import', 'tsx', 'src/main.ts'];
+const workerEntry = ['--import', 'tsx', 'src/delivery/cli/worker.ts'];
+const password = 'hunter2-s3cret';
 
-function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(
-      () => reject(new Error(`timed out waiting for ${pattern}; saw:\n${seen}`)),
-      timeoutMs,
-    );
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (pattern.test(seen)) {
-        clearTimeout(timer);
-        resolve(seen);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
+let engine: EmbeddedMongo;
+let busy: Server;
+beforeAll(async () => {
+  engine = await startEmbeddedMongo();
+  busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+});
+afterAll(async () => {
+  busy?.close();
+  await engine?.close();
+});
+
+/** Runs an entry point to its end (bounded by the test timeout) with `env` added. */
+async function run(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, LOG_LEVEL: 'info', SEED_DEMO: 'false', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const output = outputOf(child);
+  const { code } = await exitOf(child);
+  return { code, ...output };
+}
+
+/** One line on stderr, without a stack trace. */
+function expectOneLine(stderr: string): string {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(stderr).not.toMatch(/^\s+at /m);
+  return lines[0]!;
 }
 
 describe('the service process', () => {
@@ -46,13 +66,65 @@ describe('the service process', () => {
       const banner = await waitForOutput(child, /REST base URL: (http:\/\/\S+)[\s\S]*mk_demo/);
       const graphiql = /GraphiQL:\s+(http:\/\/\S+)\/graphql/.exec(banner)![1]!;
       expect((await fetch(`${graphiql}/readyz`)).status).toBe(200);
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       const stopAt = Date.now();
       child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      expect((await exitOf(child)).code).toBe(0);
       expect(Date.now() - stopAt).toBeLessThan(1000);
     } finally {
       child.kill('SIGKILL');
     }
+  });
+});
+
+describe('startup failures: one line on stderr, exit 1', () => {
+  it('a busy port is named', async () => {
+    const { port } = busy.address() as { port: number };
+    const { code, stderr } = await run(entry, { PORT: String(port) });
+    expect(code).toBe(1);
+    expect(expectOneLine(stderr)).toBe(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
+  });
+
+  it.each([
+    ['server', entry],
+    ['worker', workerEntry],
+  ])('the %s cannot reach the database', async (_, args) => {
+    const uri = `mongodb://app:${password}@127.0.0.1:1/?serverSelectionTimeoutMS=500`;
+    const { code, stdout, stderr } = await run(args, { MONGODB_URI: uri });
+    expect(code).toBe(1);
+    expect(expectOneLine(stderr)).toMatch(
+      /^cannot reach MongoDB at mongodb:\/\/app:\*\*\*@127\.0\.0\.1:1\/.*ECONNREFUSED/,
+    );
+    expect(stdout + stderr).not.toContain(password);
+  });
+
+  it.each([
+    ['malformed', `mongodb://app:${password}@`],
+    ['with an unknown option', `mongodb://app:${password}@127.0.0.1:1/?noSuchOption=1`],
+  ])('a URI the driver refuses (%s)', async (_, uri) => {
+    const { code, stdout, stderr } = await run(entry, { MONGODB_URI: uri });
+    expect(code).toBe(1);
+    expect(expectOneLine(stderr)).toMatch(
+      /^MONGODB_URI mongodb:\/\/app:\*\*\*@\S* is refused by the MongoDB driver: /,
+    );
+    expect(stdout + stderr).not.toContain(password);
+  });
+});
+
+describe('MONGODB_URI credentials are never shown', () => {
+  it('nor when the server refuses them', async () => {
+    const uri = engine.uri.replace('mongodb://', `mongodb://app:${password}@`);
+    const { code, stdout, stderr } = await run(entry, { MONGODB_URI: uri });
+    expect(code).toBe(1);
+    expectOneLine(stderr);
+    expect(stdout + stderr).not.toContain(password);
+  });
+
+  it('nor in a configuration error (exit 2)', async () => {
+    const { code, stderr } = await run(entry, { MONGODB_URI: `postgres://app:${password}@db/x` });
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      'MONGODB_URI must be a mongodb:// or mongodb+srv:// URI (got "postgres://app:***@db/x")',
+    );
+    expect(stderr).not.toContain(password);
   });
 });

@@ -11,6 +11,7 @@ import { connectDatabase } from '../../db/connection.js';
 import { DomainError } from '../../domain/errors.js';
 import { ingestRecording } from '../../domain/ingestion.js';
 import { parseRecording } from '../../domain/recording-format.js';
+import { redactCredentials } from '../../redact.js';
 
 const usage = `Usage: npm run ingest -- --file FILE
 
@@ -80,5 +81,5 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) =>
-  fail(`Ingestion failed: ${error instanceof Error ? error.message : String(error)}`, 1),
+  fail(redactCredentials(`Ingestion failed: ${error instanceof Error ? error.message : String(error)}`), 1),
 );

@@ -2,12 +2,13 @@
  * `npm run worker`: the delivery worker alone, against MONGODB_URI (any number may run at once).
  * Reads the same variables as the server (DELIVERY_*, EGRESS_ALLOW_CIDRS, LOG_LEVEL,
  * SHUTDOWN_GRACE_MS). SIGTERM/SIGINT: stop claiming, let attempts in flight finish within the
- * grace, exit 0. Exit codes: 2 bad configuration, 1 unexpected failure.
+ * grace, exit 0. Exit codes: 2 bad configuration, 1 the database cannot be reached or another failure.
  */
 import { ConfigError, loadConfig } from '../../config.js';
-import { connectDatabase } from '../../db/connection.js';
+import { connectDatabase, type Database } from '../../db/connection.js';
+import { exitOnStartupFailure, exitOnStopSignal } from '../../lifecycle.js';
 import { createLogger } from '../../logger.js';
-import { deliveryWorkerFromConfig } from '../worker.js';
+import { type DeliveryWorker, deliveryWorkerFromConfig } from '../worker.js';
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -25,26 +26,25 @@ if (!config.MONGODB_URI) {
 }
 
 const logger = createLogger(config.LOG_LEVEL);
-const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB, {
-  timeoutMs: config.MONGODB_TIMEOUT_MS,
-});
-const worker = deliveryWorkerFromConfig(database.collections, config, logger);
+// Registered before connecting: a stop asked for while connecting exits 0 at once.
+let database: Database | undefined;
+let worker: DeliveryWorker | undefined;
+exitOnStopSignal(
+  logger,
+  config.SHUTDOWN_GRACE_MS,
+  async () => {
+    await worker?.stop(config.SHUTDOWN_GRACE_MS);
+    await database?.close();
+  },
+  { stopping: 'delivery worker stopping', stopped: 'delivery worker stopped' },
+);
+try {
+  database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB, {
+    timeoutMs: config.MONGODB_TIMEOUT_MS,
+  });
+} catch (error) {
+  exitOnStartupFailure(error, config.MONGODB_URI);
+}
+worker = deliveryWorkerFromConfig(database.collections, config, logger);
 worker.start();
 logger.info({ pid: process.pid, concurrency: config.DELIVERY_CONCURRENCY }, 'delivery worker started');
-
-let stopping = false;
-async function stop(signal: string): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'delivery worker stopping');
-  try {
-    await worker.stop(config.SHUTDOWN_GRACE_MS);
-    await database.close();
-    process.exit(0);
-  } catch (error) {
-    logger.error({ err: error }, 'error while stopping');
-    process.exit(1);
-  }
-}
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
