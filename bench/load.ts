@@ -19,6 +19,8 @@ export interface LoadResult {
   status: { '2xx': number; '3xx': number; '4xx': number; '5xx': number };
   errors: number;
   timeouts: number;
+  /** Bytes read off the socket per response (headers included): what compression saves. */
+  wireBytesPerRequest: number;
 }
 
 export async function runLoad(
@@ -45,6 +47,7 @@ export async function runLoad(
     status: { '2xx': result['2xx'], '3xx': result['3xx'], '4xx': result['4xx'], '5xx': result['5xx'] },
     errors: result.errors,
     timeouts: result.timeouts,
+    wireBytesPerRequest: result.requests.total > 0 ? result.throughput.total / result.requests.total : 0,
   };
 }
 

@@ -21,6 +21,8 @@ export interface Measurement {
   status: { '2xx': number; '3xx': number; '4xx': number; '5xx': number };
   errors: number;
   timeouts: number;
+  /** Bytes on the wire per response, headers included (absent in reports written before it). */
+  wireBytesPerRequest?: number;
 }
 
 export interface ScenarioReport {
@@ -101,6 +103,7 @@ export function formatReport(report: BenchReport): string {
       'peak RSS MB',
       'non-2xx',
       'CPU ms/req server+engine',
+      'wire MB/resp',
     ],
   ];
   for (const s of report.scenarios) {
@@ -122,13 +125,14 @@ export function formatReport(report: BenchReport): string {
         fixed(m.peakRssMb, 0),
         String(non2xx),
         `${fixed(m.serverCpuMs)} + ${fixed(m.engineCpuMs)}`,
+        m.wireBytesPerRequest === undefined ? '-' : fixed(m.wireBytesPerRequest / (1024 * 1024), 2),
       ]);
     }
   }
   for (const f of report.fanout) {
     const name = `webhook fan-out, ${f.phase} (${f.recordings} x ${f.webhooks}${f.rate > 0 ? `, ${f.rate}/s` : ''})`;
     if (f.status === 'skipped') {
-      rows.push([name, `skipped: ${f.reason}`, '-', '-', '-', '-', '-', '-', '-', '-', '-']);
+      rows.push([name, `skipped: ${f.reason}`, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-']);
       continue;
     }
     rows.push([
@@ -142,6 +146,7 @@ export function formatReport(report: BenchReport): string {
       f.commandsPerIngest === null ? '-' : `${fixed(f.commandsPerIngest, 1)}/ingest`,
       fixed(f.peakRssMb, 0),
       `${f.late} late, ${f.lost} lost`,
+      '-',
       '-',
     ]);
   }

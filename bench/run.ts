@@ -47,6 +47,9 @@ Load
   --duration S            seconds measured per scenario and server (default 8)
   --warmup S              seconds of warm-up before each measurement (default 2)
   --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, fanout
+                          (rest-include and graphql also run once with Accept-Encoding: br, as
+                          rest-include-br and graphql-br, against the service and the direct
+                          handler only: the ceiling serves identity bytes; or name those ids alone)
   --log-level L           the service's LOG_LEVEL (default info; its output is discarded)
 Webhook fan-out
   --fanout-steady-rate N  steady phase (latency): recordings per second (default 5)
@@ -151,6 +154,8 @@ interface Scenario {
   id: string;
   name: string;
   request: LoadRequest;
+  /** Who serves it; default all three. Compressed scenarios skip the ceiling (it serves identity). */
+  targets?: readonly Target[];
 }
 
 /** Where the first difference between two JSON values lies, for the mismatch report. */
@@ -298,7 +303,18 @@ async function main(): Promise<number> {
           headers: auth,
         },
       },
-    ].filter((s) => wanted(s.id)) as Scenario[];
+    ];
+    // The large answers again as a browser or SDK asks for them: compressed (brotli, quality 4).
+    const brotli = (s: Scenario): Scenario => ({
+      id: `${s.id}-br`,
+      name: `${s.name}, Accept-Encoding: br`,
+      request: { ...s.request, headers: { ...s.request.headers, 'accept-encoding': 'br' } },
+      targets: ['service', 'direct'],
+    });
+    const withBrotli = scenarios.flatMap((s) =>
+      s.id === 'rest-include' || s.id === 'graphql' ? [s, brotli(s)] : [s],
+    );
+    const selected = withBrotli.filter((s) => wanted(s.id) || wanted(s.id.replace(/-br$/, '')));
 
     /** Waits until the child has sent no MongoDB command for 300 ms (at most 10 s). */
     async function settled(child: Child): Promise<void> {
@@ -333,7 +349,7 @@ async function main(): Promise<number> {
     }
 
     const reports: ScenarioReport[] = [];
-    for (const scenario of scenarios) {
+    for (const scenario of selected) {
       log(`\n${scenario.name} (${elapsed()})`);
       const fromService = await fetchOnce(servers.service.url, scenario.request);
       const fromDirect = await fetchOnce(servers.direct.url, scenario.request);
@@ -372,7 +388,7 @@ async function main(): Promise<number> {
       await ceiling.call('set', canned);
 
       const results: Partial<Record<Target, Measurement>> = {};
-      for (const target of ['service', 'direct', 'ceiling'] as const) {
+      for (const target of scenario.targets ?? (['service', 'direct', 'ceiling'] as const)) {
         const { url, child } = servers[target];
         if (opts.warmup > 0)
           await runLoad(url, scenario.request, { connections: opts.connections, seconds: opts.warmup });
@@ -402,6 +418,7 @@ async function main(): Promise<number> {
           status: load.status,
           errors: load.errors,
           timeouts: load.timeouts,
+          wireBytesPerRequest: load.wireBytesPerRequest,
         };
         const bad = load.status['3xx'] + load.status['4xx'] + load.status['5xx'] + load.errors;
         if (bad > 0)
@@ -412,7 +429,7 @@ async function main(): Promise<number> {
           `  ${target.padEnd(8)} ${load.rps.toFixed(1).padStart(8)} req/s  p50 ${load.p50.toFixed(1)} ms  p99 ${load.p99.toFixed(1)} ms  ` +
             `${commands === null ? '-' : commands.perRequest.toFixed(1)} cmds/req  peak RSS ${mb(peakRss!).toFixed(0)} MB  ` +
             `CPU/req: server ${perRequest(serverBefore.cpuMs, serverAfter.cpuMs).toFixed(1)} ms, engine ${perRequest(engineBefore.cpuMs, engineAfter.cpuMs).toFixed(1)} ms  ` +
-            `(load average ${loadavg()[0]!.toFixed(1)})`,
+            `wire ${mb(load.wireBytesPerRequest).toFixed(2)} MB/resp  (load average ${loadavg()[0]!.toFixed(1)})`,
         );
       }
       reports.push({

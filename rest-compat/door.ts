@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorStatus } from '../src/domain/errors.js';
 import { schema } from '../src/graphql/schema/index.js';
 import type { GraphQLServer } from '../src/graphql/yoga.js';
+import { PrecompressedPage } from '../src/http/compression.js';
 import { sendJson } from '../src/http/respond.js';
 import type { Door, RequestInfo } from '../src/http/server.js';
 import type { Logger } from '../src/logger.js';
@@ -112,7 +113,8 @@ interface RestDoorContext {
   routes: readonly Route[];
   /** Each route's GraphQL documents by name, parsed and validated at start. */
   operationsByRoute: ReadonlyMap<Route, ReadonlyMap<string, Operation>>;
-  openApiJson: string;
+  /** The OpenAPI document, compressed once (at start, off the event loop) with an ETag. */
+  openApi: Promise<PrecompressedPage>;
 }
 
 export function createRestDoor(options: RestDoorOptions): Door {
@@ -129,7 +131,10 @@ export function createRestDoor(options: RestDoorOptions): Door {
         new Map(route.operations.map((name) => [name, operationOf(operations, name)] as const)),
       ]),
     ),
-    openApiJson: JSON.stringify(buildOpenApiDocument(routes)),
+    openApi: PrecompressedPage.create(
+      JSON.stringify(buildOpenApiDocument(routes)),
+      'application/json; charset=utf-8',
+    ),
   };
   return { path: `${REST_PREFIX}/`, handler: (req, res, info) => handleRestRequest(door, req, res, info) };
 }
@@ -232,7 +237,7 @@ async function serveRoute(
     res.writeHead(answer.status, headers);
     res.end();
   } else {
-    sendJson(res, answer.status, answer.body, headers);
+    await sendJson(res, answer.status, answer.body, headers);
   }
 }
 
@@ -250,11 +255,7 @@ async function handleRestRequest(
     if (path === '/openapi.json') {
       info.route = `${REST_PREFIX}/openapi.json`;
       if (method !== 'GET') throw new RestError(405, `Use GET for ${pathname}.`, { allow: 'GET' });
-      res.writeHead(200, {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(door.openApiJson),
-      });
-      res.end(door.openApiJson);
+      (await door.openApi).send(req, res);
       return;
     }
     const matching = door.routes.flatMap((route) => {
@@ -277,10 +278,10 @@ async function handleRestRequest(
       return;
     }
     if (error instanceof RestError) {
-      sendJson(res, error.status, { error: error.message }, error.headers);
+      await sendJson(res, error.status, { error: error.message }, error.headers);
       return;
     }
     door.logger.error({ err: error }, 'unexpected error in the REST door');
-    sendJson(res, 500, { error: 'Internal server error' });
+    await sendJson(res, 500, { error: 'Internal server error' });
   }
 }

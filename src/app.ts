@@ -14,7 +14,8 @@ import { type DeliveryWorker, deliveryWorkerFromConfig } from './delivery/worker
 import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
 import type { ResolverServices } from './graphql/context.js';
-import { createGraphQLServer, type ServerContext } from './graphql/yoga.js';
+import { createGraphQLServer } from './graphql/yoga.js';
+import { graphqlDoor } from './http/graphql-door.js';
 import { createMetrics, observeAttempt, observeOutbox } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
 import { closeGracefully, createHttpServer } from './http/server.js';
@@ -86,14 +87,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
   });
   const server = createHttpServer(
-    [
-      ...operationalDoors(database, metrics),
-      {
-        path: '/graphql',
-        handler: (req, res, { requestId }) => graphql.handle(req, res, { requestId } satisfies ServerContext),
-      },
-      createRestDoor({ graphql, logger }),
-    ],
+    [...operationalDoors(database, metrics), graphqlDoor(graphql), createRestDoor({ graphql, logger })],
     logger,
     metrics,
     config.SEND_TIMEOUT_MS,

@@ -1,19 +1,20 @@
-/** Small helpers to answer with JSON or text. */
+/** Small helpers to answer with JSON or text. JSON is compressed when the client accepts it. */
 import type { ServerResponse } from 'node:http';
+import { sendCompressible } from './compression.js';
 
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
-): void {
-  const payload = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(payload),
-    ...headers,
-  });
-  res.end(payload);
+): Promise<void> {
+  return sendCompressible(
+    res.req,
+    res,
+    status,
+    { 'content-type': 'application/json; charset=utf-8', ...headers },
+    JSON.stringify(body),
+  );
 }
 
 export function sendText(res: ServerResponse, status: number, body: string, contentType: string): void {

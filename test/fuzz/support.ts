@@ -5,6 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { startTestApp, type TestApp } from '../support/app.js';
 
@@ -52,11 +53,18 @@ export function send(
       },
       (res) => {
         const chunks: Buffer[] = [];
+        // Compressed answers (Accept-Encoding is among the fuzzed headers) are read as a client would.
+        const decode = (bytes: Buffer) => {
+          const encoding = res.headers['content-encoding'];
+          if (encoding === 'br') return brotliDecompressSync(bytes);
+          if (encoding === 'gzip') return gunzipSync(bytes);
+          return bytes;
+        };
         const done = () =>
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
+            text: decode(Buffer.concat(chunks)).toString('utf8'),
           });
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', done);

@@ -2,9 +2,11 @@
  * Refused credentials are throttled per client address: after the limit, that address is refused
  * with 429 and Retry-After on both doors, without a lookup, until its minute has passed.
  */
+
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthThrottle } from '../../src/graphql/auth-throttle.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { keyOf, startTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -29,6 +31,28 @@ describe('failed authentication throttle', () => {
     expect(rest.status).toBe(429);
     expect(Number(rest.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await rest.json()).toEqual({ error: expect.stringMatching(/Too many refused credentials/) });
+  });
+
+  it('throttles that address only: another client address is answered as usual', async () => {
+    // The server listens on 127.0.0.1; this client connects from 127.0.0.2 (loopback too).
+    const fromElsewhere = (path: string, body?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${t.url}${path}`, {
+          method: body ? 'POST' : 'GET',
+          localAddress: '127.0.0.2',
+          headers: { 'content-type': 'application/json', 'x-api-key': keyOf('account admin') },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    expect(await fromElsewhere('/graphql', JSON.stringify({ query: '{ viewer { email } }' }))).toBe(200);
+    expect(await fromElsewhere('/external/v1/meetings')).toBe(200);
+    // and the throttled address is still refused
+    expect((await t.graphql('{ viewer { email } }', {}, keyOf('account admin'))).status).toBe(429);
   });
 
   it('lets the address try again once its minute has passed', () => {

@@ -1,0 +1,59 @@
+/**
+ * The /graphql door: Yoga answers with a fetch Response, and this door writes it to node:http.
+ * Whole JSON answers go through the shared compression (Yoga has them in memory already);
+ * streamed answers (SSE subscriptions, multipart) are written as Yoga streams them, untouched,
+ * so compression never buffers an event. The GraphiQL page is taken from Yoga once, compressed
+ * once and then answered from memory with an ETag.
+ *
+ * Why not Yoga's own `useContentEncoding` plugin: it matches Accept-Encoding tokens without
+ * trimming or q-values (so "gzip, br" only ever finds gzip), has no minimum size and no Vary,
+ * compresses event streams too, and would recompress the 9 MB GraphiQL page on every request.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { sendNodeResponse } from '@whatwg-node/server';
+import type { GraphQLServer, ServerContext } from '../graphql/yoga.js';
+import { PrecompressedPage, sendCompressible } from './compression.js';
+import type { Door } from './server.js';
+
+const streamed = /^(text\/event-stream|multipart\/)/i;
+
+/** Yoga's own test (graphql-yoga's shouldRenderGraphiQL), on the node request. */
+function wantsGraphiQL(req: IncomingMessage): boolean {
+  return req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
+}
+
+function headersOf(response: Response): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
+}
+
+export function graphqlDoor(graphql: GraphQLServer): Door {
+  let graphiql: Promise<PrecompressedPage> | undefined;
+  return {
+    path: '/graphql',
+    handler: async (req: IncomingMessage, res: ServerResponse, { requestId }) => {
+      if (graphiql && wantsGraphiQL(req)) return (await graphiql).send(req, res);
+      // req and res as Yoga's own node listener would give them: the failed-auth throttle reads the
+      // client's address, load shedding holds its share until res closes.
+      const response = await graphql.handleNodeRequestAndResponse(req, res, {
+        requestId,
+        req,
+        res,
+      } satisfies ServerContext);
+      const contentType = response.headers.get('content-type') ?? '';
+      if (streamed.test(contentType) || !response.body) {
+        await sendNodeResponse(response, res, req, false);
+        return;
+      }
+      const body = Buffer.from(await response.arrayBuffer());
+      if (response.status === 200 && contentType.startsWith('text/html') && wantsGraphiQL(req)) {
+        graphiql ??= PrecompressedPage.create(body, contentType);
+        return (await graphiql).send(req, res);
+      }
+      await sendCompressible(req, res, response.status, headersOf(response), body);
+    },
+  };
+}
