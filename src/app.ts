@@ -73,6 +73,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     },
     credentials: { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
     services,
+    maxBodyBytes: config.GRAPHQL_MAX_BODY_BYTES,
   });
   const server = createHttpServer(
     [

@@ -15,7 +15,7 @@ import type { GraphQLContext, ResolverServices } from './context.js';
 import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
 import { exposeHttpStatus } from './http-status-extension.js';
 import { type InProcessCaller, inProcessResult } from './in-process-result.js';
-import { armor } from './limits.js';
+import { armor, nestingLimit } from './limits.js';
 import { createLoaders } from './loaders.js';
 import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
@@ -77,11 +77,15 @@ export function createGraphQLServer(options: {
   rateLimits: RateLimitPolicy;
   credentials: CredentialPolicy;
   services: ResolverServices;
+  /** Largest request body; Yoga checks Content-Length before reading and counts while reading. */
+  maxBodyBytes: number;
 }): GraphQLServer {
   const { collections, logger, services } = options;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
+    // Yoga's default is 25 MB, read and parsed before the context authenticates anyone.
+    maxRequestBodySize: options.maxBodyBytes,
     landingPage: false,
     logging: {
       debug: (...args) => logger.debug({ args }, 'yoga'),
@@ -119,6 +123,7 @@ export function createGraphQLServer(options: {
     renderGraphiQL, // GraphiQL bundled into the page: no CDN needed
     plugins: [
       armor(),
+      nestingLimit(), // after armor: it wraps armor's token-limited parser
       subscriptionRootRule(),
       rateLimit(collections, options.rateLimits),
       compiledExecution({
