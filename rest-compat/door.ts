@@ -9,7 +9,7 @@ import { errorStatus } from '../src/domain/errors.js';
 import { schema } from '../src/graphql/schema/index.js';
 import type { GraphQLServer } from '../src/graphql/yoga.js';
 import { PrecompressedPage } from '../src/http/compression.js';
-import { sendJson } from '../src/http/respond.js';
+import { clientGone, sendJson } from '../src/http/respond.js';
 import type { Door, RequestInfo } from '../src/http/server.js';
 import type { Logger } from '../src/logger.js';
 import { loadOperations, type Operation, operationOf } from './documents.js';
@@ -272,6 +272,10 @@ async function handleRestRequest(
     info.route = `${REST_PREFIX}${found.route.path}`;
     await serveRoute(door, found.route, found.match, req, res, info);
   } catch (error) {
+    if (clientGone(req)) {
+      door.logger.debug({ error: String(error) }, 'the client closed the connection');
+      return;
+    }
     if (res.headersSent) {
       door.logger.error({ err: error }, 'REST answer failed after its headers were sent');
       res.destroy();

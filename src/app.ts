@@ -85,6 +85,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     onShed: (reason) => metrics.shedRequests.inc({ reason }),
     onRateLimited: (bucket) => metrics.rateLimitedRequests.inc({ bucket }),
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+    maxBodyBytes: config.GRAPHQL_MAX_BODY_BYTES,
   });
   const server = createHttpServer(
     [...operationalDoors(database, metrics), graphqlDoor(graphql), createRestDoor({ graphql, logger })],

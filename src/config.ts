@@ -114,6 +114,13 @@ export const variables = {
     schema: list.pipe(z.array(z.url())),
     default: '',
   }),
+  GRAPHQL_MAX_BODY_BYTES: variable({
+    description:
+      'largest /graphql request body, refused with 413 before it is read or any key is checked (ingestRecording carries a whole recording: one with a 2,000-line transcript is a body of about 0.5 MB)',
+    expects: 'a whole number of bytes from 1024',
+    schema: z.coerce.number().int().min(1024),
+    default: String(1024 * 1024),
+  }),
   RATE_LIMIT_GENERAL: variable({
     description: 'requests per window per API key or token (compat.md: 60)',
     expects: 'a positive whole number',

@@ -22,7 +22,7 @@ export function listTeams(
   viewer: Viewer,
   request: PageRequest,
 ): Promise<Page<TeamDoc>> {
-  const keyset = new Keyset('teams', [['name', 1]], {});
+  const keyset = new Keyset('teams', [['name', 1, 'string']], {});
   return findPage(collections.teams, keyset, { orgId: viewer.org._id }, request);
 }
 
@@ -31,7 +31,7 @@ export function listMeetingTypes(
   viewer: Viewer,
   request: PageRequest,
 ): Promise<Page<MeetingTypeDoc>> {
-  const keyset = new Keyset('meetingTypes', [['name', 1]], {});
+  const keyset = new Keyset('meetingTypes', [['name', 1, 'string']], {});
   return findPage(collections.meetingTypes, keyset, { orgId: viewer.org._id }, request);
 }
 
@@ -51,7 +51,7 @@ export async function listTeamMembers(
   team: string | null | undefined,
   request: PageRequest,
 ): Promise<Page<UserDoc>> {
-  const keyset = new Keyset('teamMembers', [['email', 1]], { team: team ?? null });
+  const keyset = new Keyset('teamMembers', [['email', 1, 'string']], { team: team ?? null });
   const filter: Filter<UserDoc> = { orgId: viewer.org._id, status: 'active', teamId: { $ne: null } };
   if (team != null) {
     const teamId = await teamIdByName(collections, viewer, team);
@@ -93,8 +93,8 @@ export async function listUsers(
   const keyset = new Keyset(
     'users',
     [
-      ['status', 1],
-      ['email', 1],
+      ['status', 1, 'string'],
+      ['email', 1, 'string'],
     ],
     filter,
   );

@@ -1,7 +1,11 @@
 /** Email addresses: the one pattern both doors accept, and the domain part the rules compare. */
 
-/** Something, an @, something with a dot: what both doors accept as an email address. */
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * Something, an @, something with a dot: what both doors accept as an email address. No
+ * whitespace, control characters (NUL, DEL, C1) or unpaired surrogates, which would be stored as
+ * given and break whatever later prints or compares the address.
+ */
+export const EMAIL_PATTERN = /^[^\s@\p{Cc}\p{Cs}]+@[^\s@\p{Cc}\p{Cs}]+\.[^\s@\p{Cc}\p{Cs}]+$/u;
 
 /** The lower-case domain of an address; null without one. */
 export function emailDomain(email: string | null | undefined): string | null {

@@ -21,8 +21,8 @@ export interface MeetingFilter {
 }
 
 const order = [
-  ['recordingStartTime', -1],
-  ['recordingId', -1],
+  ['recordingStartTime', -1, 'date'],
+  ['recordingId', -1, 'number'],
 ] as const;
 
 const nonEmpty = (values: string[] | null | undefined): values is string[] => !!values && values.length > 0;

@@ -14,8 +14,11 @@ import { DomainError } from './errors.js';
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
 
-/** One list's order: fields with directions, the last of which is unique. */
-export type KeysetOrder = readonly (readonly [field: string, direction: 1 | -1])[];
+/** What a sort field holds; a cursor's values must have these types (see decodeValue). */
+export type KeysetValueType = 'date' | 'id' | 'number' | 'string';
+
+/** One list's order: fields with directions and value types, the last of which is unique. */
+export type KeysetOrder = readonly (readonly [field: string, direction: 1 | -1, type: KeysetValueType])[];
 
 export interface PageRequest {
   first?: number | null;
@@ -61,19 +64,34 @@ export function pageSize(first: number | null | undefined): number {
 
 const invalid = () => new DomainError('BAD_USER_INPUT', 'The cursor is not valid.');
 
-/** Only plain values come back out of a cursor: never an operator object a client slipped in. */
-function decodeValue(value: CursorValue): unknown {
-  if (value === null || typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))
-    return value;
-  if (typeof value === 'object' && Object.keys(value).length === 1) {
-    if ('$date' in value && typeof value.$date === 'string') {
-      const date = new Date(value.$date);
-      if (!Number.isNaN(date.getTime())) return date;
-    }
-    if ('$oid' in value && typeof value.$oid === 'string' && /^[0-9a-f]{24}$/.test(value.$oid))
-      return new ObjectId(value.$oid);
+/**
+ * Only values of the field's type come back out of a cursor: never an operator object a client
+ * slipped in, nor a number where a date belongs (which would silently match nothing).
+ */
+function decodeValue(value: CursorValue, type: KeysetValueType): unknown {
+  switch (type) {
+    case 'string':
+      if (typeof value === 'string') return value;
+      break;
+    case 'number':
+      if (typeof value === 'number' && Number.isFinite(value)) return value;
+      break;
+    case 'date':
+      if (isSingleKey(value, '$date') && typeof value.$date === 'string') {
+        const date = new Date(value.$date);
+        if (!Number.isNaN(date.getTime())) return date;
+      }
+      break;
+    case 'id':
+      if (isSingleKey(value, '$oid') && typeof value.$oid === 'string' && /^[0-9a-f]{24}$/.test(value.$oid))
+        return new ObjectId(value.$oid);
+      break;
   }
   throw invalid();
+}
+
+function isSingleKey<K extends string>(value: unknown, key: K): value is Record<K, unknown> {
+  return typeof value === 'object' && value !== null && Object.keys(value).length === 1 && key in value;
 }
 
 /**
@@ -110,7 +128,7 @@ export class Keyset {
   after(cursor: string | null | undefined): Filter<Document> {
     const encoded = cursor ? this.decode(cursor) : undefined;
     if (!encoded) return {};
-    const values = encoded.map(decodeValue);
+    const values = encoded.map((value, i) => decodeValue(value, this.order[i]![2]));
     // (a < x) or (a = x and b < y) or ... for descending fields; > for ascending.
     const branches = this.order.map(([field, direction], i) => {
       const branch: Document = {};

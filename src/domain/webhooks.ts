@@ -170,8 +170,8 @@ export function listWebhookEvents(
   const keyset = new Keyset(
     'webhookDeliveries',
     [
-      ['createdAt', -1],
-      ['_id', -1],
+      ['createdAt', -1, 'date'],
+      ['_id', -1, 'id'],
     ],
     {},
     webhook._id.toHexString(),

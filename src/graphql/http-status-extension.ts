@@ -9,6 +9,7 @@
  *   parser throw a bare SyntaxError, which masking turned into a 500; it is a 400 BAD_REQUEST.
  * - An unsupported content type (415) and an unacceptable Accept (406) were empty responses; they
  *   are errors with a code too.
+ * - A body over the size limit (Yoga's 413) closes the connection, so what was not read is not drained.
  */
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -42,6 +43,10 @@ export function exposeHttpStatus(): Plugin {
           throw error;
         }
       });
+    },
+    onResponse({ response }) {
+      // A body refused for its size is not read: close the connection rather than drain it.
+      if (response.status === 413) response.headers.set('connection', 'close');
     },
     onResultProcess({ result, resultProcessor, acceptableMediaTypes, setResultProcessor }) {
       if (!resultProcessor) {

@@ -2,18 +2,43 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { EMAIL_PATTERN } from '../domain/email.js';
 
-const isoWithZone = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const isoWithZone = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
 function badInput(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
 }
 
+/**
+ * `new Date` rolls impossible parts over (2024-02-30 is 1 March, 24:00 the next day): the parts
+ * must come back unchanged from a UTC date built of them, and the offset must be a real one.
+ */
+function isRealDateTime(parts: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second] = parts.slice(1, 7).map(Number) as number[];
+  const offsetHours = Number(parts[8] ?? 0);
+  const offsetMinutes = Number(parts[9] ?? 0);
+  const date = new Date(0);
+  date.setUTCFullYear(year!, month! - 1, day);
+  date.setUTCHours(hour!, minute, second);
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month! - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second &&
+    offsetHours <= 23 &&
+    offsetMinutes <= 59
+  );
+}
+
 function parseDateTime(value: unknown): Date {
-  if (typeof value !== 'string' || !isoWithZone.test(value)) {
+  const parts = typeof value === 'string' ? isoWithZone.exec(value) : null;
+  if (!parts) {
     throw badInput('DateTime must be an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T09:00:00Z.');
   }
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw badInput(`Not a valid date-time: ${value}`);
+  const date = new Date(value as string);
+  if (Number.isNaN(date.getTime()) || !isRealDateTime(parts))
+    throw badInput(`Not a valid date-time: ${value}`);
   return date;
 }
 

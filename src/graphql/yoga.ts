@@ -23,7 +23,7 @@ import type { GraphQLContext, ResolverServices } from './context.js';
 import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
 import { exposeHttpStatus } from './http-status-extension.js';
 import { type InProcessCaller, inProcessResult } from './in-process-result.js';
-import { armor } from './limits.js';
+import { armor, nestingLimit } from './limits.js';
 import { createLoaders } from './loaders.js';
 import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
@@ -95,6 +95,8 @@ export function createGraphQLServer(options: {
   onRateLimited?: (bucket: Bucket) => void;
   /** Refused credentials one source address may send per minute before it is refused outright. */
   authFailuresPerMinute: number;
+  /** Largest request body; Yoga checks Content-Length before reading and counts while reading. */
+  maxBodyBytes: number;
 }): GraphQLServer {
   const { collections, logger, services } = options;
   const throttle = new AuthThrottle(options.authFailuresPerMinute);
@@ -114,6 +116,8 @@ export function createGraphQLServer(options: {
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
+    // Yoga's default is 25 MB, read and parsed before the context authenticates anyone.
+    maxRequestBodySize: options.maxBodyBytes,
     landingPage: false,
     logging: {
       debug: (...args) => logger.debug({ args }, 'yoga'),
@@ -154,6 +158,7 @@ export function createGraphQLServer(options: {
     renderGraphiQL, // GraphiQL bundled into the page: no CDN needed
     plugins: [
       armor(),
+      nestingLimit(), // after armor: it wraps armor's token-limited parser
       subscriptionRootRule(),
       rateLimit(collections, options.rateLimits, options.onRateLimited ?? (() => {})),
       admission(options.admission, options.onShed ?? (() => {})),

@@ -1,5 +1,8 @@
-/** Small helpers to answer with JSON or text. JSON is compressed when the client accepts it. */
-import type { ServerResponse } from 'node:http';
+/**
+ * Small helpers to answer with JSON (compressed when the client accepts it) or text, or to tell
+ * that nobody is left to answer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendCompressible } from './compression.js';
 
 export function sendJson(
@@ -20,4 +23,12 @@ export function sendJson(
 export function sendText(res: ServerResponse, status: number, body: string, contentType: string): void {
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/**
+ * The client closed the connection (mid-body or mid-response): whatever failed then failed for that
+ * reason, which is routine and worth a debug line, not an error with a stack.
+ */
+export function clientGone(req: IncomingMessage): boolean {
+  return req.socket.destroyed;
 }

@@ -3,10 +3,17 @@
  * carried by every log line), routes it, times it for the metrics and logs its outcome.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import type { Socket } from 'node:net';
 import { type Logger, withRequestId } from '../logger.js';
 import type { Metrics } from './metrics.js';
-import { sendJson } from './respond.js';
+import { clientGone, sendJson } from './respond.js';
 
 export interface RequestInfo {
   requestId: string;
@@ -27,6 +34,69 @@ const requestIdPattern = /^[\w.:-]{1,128}$/;
 function pickRequestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+}
+
+/**
+ * Query parameters whose values are secrets or may carry them (a destination URL may hold a token):
+ * the request log shows the parameter with its value replaced.
+ */
+const secretParameter = /key|token|secret|passw|auth|credential|signature|session|url/i;
+
+/** The request target for the log: the path, and the query with secret parameters' values redacted. */
+export function redactedUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawName = eq < 0 ? pair : pair.slice(0, eq);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replaceAll('+', ' '));
+      } catch {
+        // a badly encoded name is still matched as written
+      }
+      return eq >= 0 && secretParameter.test(name) ? `${rawName}=[redacted]` : pair;
+    });
+  return `${url.slice(0, q)}?${query.join('&')}`;
+}
+
+/**
+ * What node's parser lets through but HTTP/1.1 refuses: a request line of another version (llhttp
+ * parses `HTTP/2.0` and the version-less HTTP/0.9 `GET /`, answering either as if it were 1.1)
+ * and more than one Host header (which proxies and we could read differently).
+ */
+function framingError(req: IncomingMessage): string | undefined {
+  if (req.httpVersion !== '1.1' && req.httpVersion !== '1.0')
+    return `HTTP/${req.httpVersion} is not supported here: send HTTP/1.1.`;
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  return hosts > 1 ? 'Send one Host header.' : undefined;
+}
+
+/** A whole JSON response written to a socket node's request handling gave up on (CONNECT, parse errors). */
+function rawJsonResponse(status: number, error: string, headers: Record<string, string> = {}): string {
+  const body = JSON.stringify({ error });
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/** node's parser errors: the answer to each (what node would send, with a reason). */
+function clientErrorAnswer(code: string | undefined): { status: number; error: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, error: 'The request headers are too large.' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { status: 408, error: 'The request took too long to arrive.' };
+  if (code === 'HPE_INVALID_VERSION')
+    return { status: 400, error: 'This HTTP version is not supported here: send HTTP/1.1.' };
+  return { status: 400, error: 'The request is not valid HTTP/1.1.' };
 }
 
 function findDoor(doors: Door[], pathname: string): Door | undefined {
@@ -57,7 +127,7 @@ export function createHttpServer(
           {
             method,
             route: info.route,
-            url: req.url,
+            url: redactedUrl(req.url ?? '/'),
             status: res.statusCode,
             ms: Math.round(seconds * 1e4) / 10,
           },
@@ -68,14 +138,41 @@ export function createHttpServer(
 
     withRequestId(requestId, async () => {
       try {
+        // 400, not 505 for a version: a client's mistake is no server error (alerts, soak, fuzzers).
+        const refused = framingError(req);
+        if (refused) return sendJson(res, 400, { error: refused }, { connection: 'close' });
         if (!door) return sendJson(res, 404, { error: `No such path: ${pathname}` });
         await door.handler(req, res, info);
       } catch (error) {
+        if (clientGone(req)) {
+          logger.debug({ error: String(error) }, 'the client closed the connection');
+          return;
+        }
         logger.error({ err: error }, 'unhandled error while serving a request');
         if (!res.headersSent) sendJson(res, 500, { error: 'Internal server error' });
         else res.destroy();
       }
     });
+  });
+  // No door tunnels: without a listener node would drop a CONNECT unanswered.
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    logger.debug({ method: req.method, url: redactedUrl(req.url ?? '/') }, 'CONNECT refused');
+    metrics.httpRequests.inc({ method: 'CONNECT', route: 'unmatched', status: '405' });
+    socket.end(
+      rawJsonResponse(405, 'CONNECT is not supported.', { allow: 'GET, HEAD, POST, DELETE, OPTIONS' }),
+    );
+  });
+  // Requests node's parser refuses (a bad request line, an unknown version, headers too large):
+  // the same answer node gives, with a JSON body like every other refusal.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    // As node does: answer only a connection that has not been answered on (no half-written response).
+    if (error.code === 'ECONNRESET' || !socket.writable || socket.bytesWritten > 0) {
+      socket.destroy();
+      return;
+    }
+    const answer = clientErrorAnswer(error.code);
+    logger.debug({ code: error.code, status: answer.status }, 'malformed request refused');
+    socket.end(rawJsonResponse(answer.status, answer.error));
   });
   // Slow clients may not hold a socket forever.
   server.requestTimeout = 60_000;

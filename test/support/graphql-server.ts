@@ -2,6 +2,8 @@
  * A Yoga instance of its own, for tests that need one beside the running app (a broken database,
  * a logger to inspect, their own limits): the defaults the app would give it, with overrides.
  */
+
+import { loadConfig } from '../../src/config.js';
 import type { Collections } from '../../src/db/collections.js';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { ContentReadyFeed } from '../../src/domain/content-ready-feed.js';
@@ -20,6 +22,7 @@ export function testGraphQLServer(
     admission: { heavyPerCredential: 1000, budgetBytes: 1e12 },
     authFailuresPerMinute: 1_000_000,
     credentials: {},
+    maxBodyBytes: loadConfig({}).GRAPHQL_MAX_BODY_BYTES,
     services: {
       destinationCheck: new EgressGuard().destinationCheck,
       contentReadyFeed: new ContentReadyFeed(collections),
