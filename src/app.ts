@@ -4,7 +4,6 @@
  */
 
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRestDoor } from '../rest-compat/index.js';
 import { demoDataset, loadDataset } from '../seeds/index.js';
 import type { Config } from './config.js';
@@ -18,7 +17,7 @@ import { createGraphQLServer } from './graphql/yoga.js';
 import { graphqlDoor } from './http/graphql-door.js';
 import { createMetrics, observeAttempt, observeOutbox } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
-import { closeGracefully, createHttpServer } from './http/server.js';
+import { closeGracefully, createHttpServer, listen } from './http/server.js';
 import type { Logger } from './logger.js';
 
 export interface App {
@@ -93,12 +92,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     metrics,
     config.SEND_TIMEOUT_MS,
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  const url = await listen(server, config.PORT, config.HOST);
 
   // The worker has its own connection: its polling neither competes with requests for the pool
   // nor shows up in what a request costs.
@@ -117,7 +111,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
 
   return {
     server,
-    url: `http://${host}:${port}`,
+    url,
     database,
     mongoUri,
     worker,

@@ -174,6 +174,12 @@ export const variables = {
     expects: '64 hexadecimal characters (the first field of `printf %s "$TOKEN" | sha256sum`)',
     schema: hex256.optional(),
   }),
+  WORKER_PORT: variable({
+    description: 'port of /healthz, /readyz and /metrics of `npm run worker` (the worker alone)',
+    expects: 'an integer from 0 to 65535',
+    schema: port,
+    default: '4001',
+  }),
   DELIVERY_WORKER: variable({
     description:
       'run the delivery worker (webhook events and asynchronous deliveries) inside the server; `npm run worker` runs it alone',

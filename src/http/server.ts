@@ -10,7 +10,7 @@ import {
   type ServerResponse,
   STATUS_CODES,
 } from 'node:http';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { type Logger, withRequestId } from '../logger.js';
 import type { Metrics } from './metrics.js';
 import { clientGone, sendJson } from './respond.js';
@@ -194,4 +194,14 @@ export function closeGracefully(server: Server, graceMs: number): Promise<void> 
     });
     server.closeIdleConnections();
   });
+}
+
+/** Listens on `port` (0: any) and `host`; resolves with the base URL, e.g. http://127.0.0.1:4000. */
+export async function listen(server: Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, resolve);
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
 }

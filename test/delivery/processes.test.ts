@@ -33,7 +33,7 @@ afterAll(async () => {
 
 function run(script: string, args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    env: { ...process.env, MONGODB_URI: t.app.mongoUri, LOG_LEVEL: 'silent', ...env },
+    env: { ...process.env, MONGODB_URI: t.app.mongoUri, LOG_LEVEL: 'silent', WORKER_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -27,7 +27,7 @@ afterAll(async () => {
 /** Runs an entry point to its end (bounded by the test timeout) with `env` added. */
 async function run(args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, LOG_LEVEL: 'info', SEED_DEMO: 'false', PORT: '0', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', SEED_DEMO: 'false', PORT: '0', WORKER_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = outputOf(child);

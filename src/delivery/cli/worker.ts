@@ -1,11 +1,16 @@
 /**
  * `npm run worker`: the delivery worker alone, against MONGODB_URI (any number may run at once).
  * Reads the same variables as the server (DELIVERY_*, EGRESS_ALLOW_CIDRS, LOG_LEVEL,
- * SHUTDOWN_GRACE_MS). SIGTERM/SIGINT: stop claiming, let attempts in flight finish within the
+ * SHUTDOWN_GRACE_MS) and serves /healthz, /readyz and /metrics on WORKER_PORT.
+ * SIGTERM/SIGINT: stop claiming, let attempts in flight finish within the
  * grace, exit 0. Exit codes: 2 bad configuration, 1 the database cannot be reached or another failure.
  */
+import type { Server } from 'node:http';
 import { ConfigError, loadConfig } from '../../config.js';
 import { connectDatabase, type Database } from '../../db/connection.js';
+import { createMetrics, observeAttempt, observeOutbox } from '../../http/metrics.js';
+import { operationalDoors } from '../../http/operations.js';
+import { closeGracefully, createHttpServer, listen } from '../../http/server.js';
 import { exitOnStartupFailure, exitOnStopSignal } from '../../lifecycle.js';
 import { createLogger } from '../../logger.js';
 import { type DeliveryWorker, deliveryWorkerFromConfig } from '../worker.js';
@@ -29,11 +34,15 @@ const logger = createLogger(config.LOG_LEVEL);
 // Registered before connecting: a stop asked for while connecting exits 0 at once.
 let database: Database | undefined;
 let worker: DeliveryWorker | undefined;
+let endpoints: Server | undefined;
 exitOnStopSignal(
   logger,
   config.SHUTDOWN_GRACE_MS,
   async () => {
-    await worker?.stop(config.SHUTDOWN_GRACE_MS);
+    await Promise.all([
+      endpoints && closeGracefully(endpoints, config.SHUTDOWN_GRACE_MS),
+      worker?.stop(config.SHUTDOWN_GRACE_MS),
+    ]);
     await database?.close();
   },
   { stopping: 'delivery worker stopping', stopped: 'delivery worker stopped' },
@@ -45,6 +54,18 @@ try {
 } catch (error) {
   exitOnStartupFailure(error, config.MONGODB_URI);
 }
-worker = deliveryWorkerFromConfig(database.collections, config, logger);
+const metrics = createMetrics();
+observeOutbox(metrics, database.collections);
+worker = deliveryWorkerFromConfig(database.collections, config, logger, {
+  onAttempt: (message, outcome, answeredAt) => observeAttempt(metrics, message, outcome, answeredAt),
+});
+// Its own /healthz, /readyz and /metrics, for the process manager and Prometheus.
+endpoints = createHttpServer(operationalDoors(database, metrics), logger, metrics);
+let url: string;
+try {
+  url = await listen(endpoints, config.WORKER_PORT, config.HOST);
+} catch (error) {
+  exitOnStartupFailure(error, config.MONGODB_URI);
+}
 worker.start();
-logger.info({ pid: process.pid, concurrency: config.DELIVERY_CONCURRENCY }, 'delivery worker started');
+logger.info({ pid: process.pid, concurrency: config.DELIVERY_CONCURRENCY, url }, 'delivery worker started');
