@@ -10,6 +10,7 @@ import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateContentBytes } from '../../src/graphql/admission.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { waitForOutput } from '../support/processes.js';
 
 const everyInclude =
   '/external/v1/meetings?limit=100&include_transcript=true&include_summary=true&include_action_items=true&include_highlights=true&include_crm_matches=true';
@@ -22,23 +23,13 @@ let t: TestApp;
 let service: ChildProcess;
 let serviceUrl: string;
 
-function startService(mongoUri: string): Promise<string> {
+async function startService(mongoUri: string): Promise<string> {
   service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', MONGODB_URI: mongoUri, SEED_DEMO: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  return new Promise<string>((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`the service did not start:\n${seen}`)), 30_000);
-    service.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-  });
+  const seen = await waitForOutput(service, /"url":"http:\/\/[^"]+"/);
+  return /"url":"(http:\/\/[^"]+)"/.exec(seen)![1]!;
 }
 
 beforeAll(async () => {
