@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhook, emailOf, ingest, recordingJson, startDeliveryTest } from '../delivery/support.js';
 import { exitOf, outputOf, waitForOutput } from '../support/processes.js';
 
 interface OtlpSpan {
@@ -147,5 +148,53 @@ describe('tracing', () => {
     });
     expect(bodies).toEqual([]);
     expect(logs.filter((l) => 'trace_id' in l)).toEqual([]);
+  }, 60_000);
+
+  it('the standalone worker (meetings-gateway-worker): a span per delivery attempt, with the webhook POST nested under it', async () => {
+    bodies.length = 0;
+    const [t, rx] = await startDeliveryTest();
+    try {
+      const tom = 'team admin (Sales)';
+      await createWebhook(t, tom, `${rx.url}/traced`, { triggeredFor: ['MY_RECORDINGS'] });
+      const worker = spawn(process.execPath, ['--import', 'tsx', 'src/delivery/cli/worker.ts'], {
+        env: {
+          ...process.env,
+          MONGODB_URI: t.app.mongoUri,
+          LOG_LEVEL: 'info',
+          EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
+          DELIVERY_POLL_MS: '100',
+          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_BSP_SCHEDULE_DELAY: '100',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const output = outputOf(worker);
+      try {
+        await waitForOutput(worker, /delivery worker started/);
+        await ingest(t, recordingJson(emailOf(tom)));
+        await rx.waitFor(1, undefined, 30_000);
+        await waitForOutput(worker, /"msg":"delivery attempt"/);
+        worker.kill('SIGTERM');
+        expect(await exitOf(worker)).toEqual({ code: 0, signal: null });
+      } finally {
+        worker.kill('SIGKILL');
+      }
+      const all = spans();
+      const attempt = all.find((s) => s.name === 'delivery attempt');
+      expect(attempt, all.map((s) => s.name).join(', ')).toBeDefined();
+      expect(attempt!.service).toBe('meetings-gateway-worker');
+      expect(attribute(attempt!, 'delivery.kind')).toBe('webhook_event');
+      expect(attribute(attempt!, 'delivery.outcome')).toBe('delivered');
+      expect(attribute(attempt!, 'http.response.status_code')).toBe(200);
+      expect(attribute(attempt!, 'delivery.message_id')).toBe(String(rx.received[0]!.headers['webhook-id']));
+      const post = all.find((s) => s.parentSpanId === attempt!.spanId && s.name === 'POST');
+      expect(post?.kind).toBe(3); // client
+      const line = output.stdout.split('\n').find((l) => l.includes('"msg":"delivery attempt"'))!;
+      expect(JSON.parse(line).trace_id).toBe(attempt!.traceId);
+    } finally {
+      await rx.close();
+      await t.close();
+    }
   }, 60_000);
 });
