@@ -5,6 +5,7 @@
  */
 import type { Logger } from './logger.js';
 import { redactCredentials } from './redact.js';
+import { shutdownTelemetry } from './telemetry.js';
 
 /** The one line explaining why the process could not start (credentials redacted). */
 export function startupFailure(error: unknown, mongoUri: string | undefined): string {
@@ -51,9 +52,11 @@ export function exitOnStopSignal(
     try {
       await close();
       logger.info(messages.stopped);
+      await shutdownTelemetry(); // flushes the last spans (bounded; a no-op when tracing is off)
       process.exit(0);
     } catch (error) {
       logger.error({ err: error }, 'error during shutdown');
+      await shutdownTelemetry();
       process.exit(1);
     }
   };

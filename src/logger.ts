@@ -4,6 +4,7 @@
  * request id, taken from AsyncLocalStorage so that code deep in the stack need not pass it around.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { trace } from '@opentelemetry/api';
 import { type Logger, pino } from 'pino';
 import pretty from 'pino-pretty';
 
@@ -36,7 +37,14 @@ export function createLogger(
       formatters: { level: (label) => ({ level: label }) },
       mixin: () => {
         const requestId = currentRequestId();
-        return requestId ? { requestId } : {};
+        const fields: Record<string, string> = requestId ? { requestId } : {};
+        // Inside a span (tracing on): its ids, to find the trace of a log line and vice versa.
+        const span = trace.getActiveSpan()?.spanContext();
+        if (span) {
+          fields.trace_id = span.traceId;
+          fields.span_id = span.spanId;
+        }
+        return fields;
       },
     },
     destination,

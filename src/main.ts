@@ -1,4 +1,6 @@
 /** Process entry: configuration, the app, a banner for people, graceful stop on SIGTERM/SIGINT. */
+// First: tracing patches http, graphql and mongodb before anything imports them (see telemetry.ts).
+import './telemetry-service.js';
 import { demoPersonas } from '../seeds/index.js';
 import { type App, startApp } from './app.js';
 import { ConfigError, helpText, loadConfig } from './config.js';

@@ -12,6 +12,7 @@
  *   after the request), always with the same `webhook-id`, which receivers use to deduplicate.
  */
 import { performance } from 'node:perf_hooks';
+import { type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ObjectId } from 'mongodb';
 import { Agent, request } from 'undici';
 import type { Config } from '../config.js';
@@ -62,6 +63,9 @@ export interface WorkerOptions {
 const USER_AGENT = 'meetings-gateway-webhooks/1';
 /** How much of a response body is read (and thrown away) before the connection is let go. */
 const RESPONSE_BODY_LIMIT = 64 * 1024;
+
+/** The delivery worker's spans (a no-op tracer unless src/telemetry.ts started the SDK). */
+const tracer = trace.getTracer('meetings-gateway/delivery');
 
 type Target =
   | { send: true; url: string; secrets: string[]; sender: ViewerWithLoaders; webhook: WebhookDoc | null }
@@ -248,11 +252,33 @@ export class DeliveryWorker {
     return { send: true, url: message.destinationUrl, secrets, sender, webhook };
   }
 
-  /** One attempt of a leased message, and its outcome. */
+  /**
+   * One attempt of a leased message, and its outcome, in a span (a no-op unless tracing is on: see
+   * src/telemetry.ts) under which the undici instrumentation nests the POST.
+   */
   async deliver(message: OutboxDoc): Promise<void> {
+    return tracer.startActiveSpan(
+      'delivery attempt',
+      { attributes: { 'delivery.message_id': message.messageId, 'delivery.kind': message.kind } },
+      async (span) => {
+        try {
+          await this.attempt(message, span);
+        } catch (error) {
+          span.recordException(error as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(error) });
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
+  private async attempt(message: OutboxDoc, span: Span): Promise<void> {
     const target = await this.target(message, this.clock.now());
     if (!target.send) {
       await endUnsent(this.collections, message, target.status, target.reason, this.clock.now());
+      span.setAttribute('delivery.outcome', target.status);
       this.logger.info({ messageId: message.messageId, reason: target.reason }, `message ${target.status}`);
       return;
     }
@@ -269,6 +295,7 @@ export class DeliveryWorker {
       if (body === null) {
         const reason = 'its owner may no longer see the recording';
         await endUnsent(this.collections, message, 'cancelled', reason, this.clock.now());
+        span.setAttribute('delivery.outcome', 'cancelled');
         return;
       }
       // The lease ran out meanwhile: another worker has it now.
@@ -283,17 +310,21 @@ export class DeliveryWorker {
       ...webhookHeaders(target.secrets, message.messageId, timestamp, body),
     };
     const result = await this.send(target.url, headers, body);
+    if (result.status !== null) span.setAttribute('http.response.status_code', result.status);
+    if (result.error) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
 
     if (this.abortInFlight.signal.aborted && result.status === null) {
       // Stopped mid-attempt: hand the message back at once rather than wait for the lease.
       const released = await releaseMessage(this.collections, message, attemptedAt);
       await this.logAttempt(message, attemptedAt, result, 'retry', released);
+      span.setAttribute('delivery.outcome', 'released');
       return;
     }
 
     const attempts = message.attempts + 1;
     const answeredAt = this.clock.now(); // retries count from the end of the attempt
     const decision = decide(result, attempts, answeredAt, this.random);
+    span.setAttributes({ 'delivery.attempt': attempts, 'delivery.outcome': decision.outcome });
     const recorded = await recordAttempt(this.collections, message, {
       outcome: decision.outcome,
       attemptedAt,

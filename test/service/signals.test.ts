@@ -44,7 +44,14 @@ const commands = [
 function start(command: string[], env: Record<string, string>) {
   const [file, ...args] = command as [string, ...string[]];
   const child = spawn(file, args, {
-    env: { ...process.env, PORT: '0', WORKER_PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: String(graceMs), ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      WORKER_PORT: '0',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: String(graceMs),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return child;

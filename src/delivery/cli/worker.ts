@@ -5,6 +5,7 @@
  * SIGTERM/SIGINT: stop claiming, let attempts in flight finish within the
  * grace, exit 0. Exit codes: 2 bad configuration, 1 the database cannot be reached or another failure.
  */
+import './telemetry-worker.js'; // first: tracing patches mongodb and undici before they load
 import type { Server } from 'node:http';
 import { ConfigError, loadConfig } from '../../config.js';
 import { connectDatabase, type Database } from '../../db/connection.js';
