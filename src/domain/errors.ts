@@ -23,6 +23,8 @@ export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** For refusals worth retrying (429, 503): when to, sent as Retry-After. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';

@@ -129,12 +129,10 @@ class Admissions {
 /** The node response of the request (both doors put it in the server context), to release on close. */
 interface WithResponse {
   res?: { closed: boolean; once(event: 'close', listener: () => void): unknown };
-  request: Request;
 }
 
 export function admission(policy: AdmissionPolicy, onShed: (reason: ShedReason) => void): Plugin {
   const admissions = new Admissions(policy);
-  const shed = new WeakSet<Request>();
   return {
     onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as unknown as GraphQLContext & WithResponse;
@@ -152,20 +150,21 @@ export function admission(policy: AdmissionPolicy, onShed: (reason: ShedReason) 
         return { onExecuteDone: outcome };
       }
       onShed(outcome);
-      shed.add(context.request);
       setResultAndStopExecution({
         errors: [
           outcome === 'credential_concurrency'
             ? graphQLError(
                 'RATE_LIMITED',
                 `Too many large requests at once for this key: at most ${policy.heavyPerCredential}. Retry in ${RETRY_AFTER_SECONDS} s.`,
+                RETRY_AFTER_SECONDS,
               )
-            : graphQLError('OVERLOADED', `The service is busy. Retry in ${RETRY_AFTER_SECONDS} s.`),
+            : graphQLError(
+                'OVERLOADED',
+                `The service is busy. Retry in ${RETRY_AFTER_SECONDS} s.`,
+                RETRY_AFTER_SECONDS,
+              ),
         ],
       });
-    },
-    onResponse({ request, response }) {
-      if (shed.has(request)) response.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
     },
   };
 }

@@ -21,16 +21,12 @@ export class AuthThrottle {
 
   /** Refuses a source that failed too often in its window (RATE_LIMITED, with the seconds to wait). */
   check(source: string): void {
-    const entry = this.failures.get(source);
-    if (!entry || entry.count < this.limit) return;
-    const left = entry.since + WINDOW_MS - this.now();
-    if (left <= 0) {
-      this.failures.delete(source);
-      return;
-    }
+    const wait = this.retryAfter(source);
+    if (wait === 0) return;
     throw new DomainError(
       'RATE_LIMITED',
-      `Too many refused credentials from your address. Retry in ${Math.ceil(left / 1000)} s.`,
+      `Too many refused credentials from your address. Retry in ${wait} s.`,
+      wait,
     );
   }
 

@@ -5,12 +5,18 @@
 import { GraphQLError } from 'graphql';
 import { DomainError, type ErrorCode, errorStatus } from '../domain/errors.js';
 
-export function graphQLError(code: ErrorCode, message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, http: { status: errorStatus[code] } } });
+/**
+ * A client's error with its code and HTTP status; with `retryAfterSeconds`, the answer carries
+ * Retry-After too (Yoga sets the headers of `extensions.http`; the REST door forwards them).
+ */
+export function graphQLError(code: ErrorCode, message: string, retryAfterSeconds?: number): GraphQLError {
+  const headers =
+    retryAfterSeconds === undefined ? {} : { headers: { 'retry-after': String(retryAfterSeconds) } };
+  return new GraphQLError(message, { extensions: { code, http: { status: errorStatus[code], ...headers } } });
 }
 
 export function fromDomainError(error: DomainError): GraphQLError {
-  return graphQLError(error.code, error.message);
+  return graphQLError(error.code, error.message, error.retryAfterSeconds);
 }
 
 /** The domain error behind a GraphQL error, if it is one (resolvers throw them unwrapped). */

@@ -19,8 +19,13 @@ export function inProcessResult(): Plugin<Record<string, unknown>, InProcessCall
       const handOver = serverContext.handOver;
       if (!handOver || Array.isArray(result) || Symbol.asyncIterator in result) return;
       setResultProcessor((processed, fetchAPI) => {
-        handOver(processed as ExecutionResult);
-        return new fetchAPI.Response(null, { status: 200 });
+        const result = processed as ExecutionResult;
+        handOver(result);
+        // The headers errors ask for (Retry-After), as Yoga's own processor would set them.
+        const headers: Record<string, string> = {};
+        for (const error of result.errors ?? [])
+          Object.assign(headers, (error.extensions?.http as { headers?: Record<string, string> })?.headers);
+        return new fetchAPI.Response(null, { status: 200, headers });
       }, 'application/json');
     },
   };

@@ -100,16 +100,12 @@ export function createGraphQLServer(options: {
 }): GraphQLServer {
   const { collections, logger, services } = options;
   const throttle = new AuthThrottle(options.authFailuresPerMinute);
-  /** Requests refused by the throttle, with the seconds to wait (for Retry-After). */
-  const throttled = new WeakMap<Request, number>();
-  async function authenticateThrottled(presented: PresentedCredential, source: string, request: Request) {
+  async function authenticateThrottled(presented: PresentedCredential, source: string) {
+    throttle.check(source);
     try {
-      throttle.check(source);
       return await authenticate(collections, presented, options.credentials);
     } catch (error) {
       if (domainErrorOf(error)?.code === 'UNAUTHENTICATED') throttle.failed(source);
-      const wait = throttle.retryAfter(source);
-      if (wait > 0 && domainErrorOf(error)?.code === 'RATE_LIMITED') throttled.set(request, wait);
       throw error;
     }
   }
@@ -162,12 +158,6 @@ export function createGraphQLServer(options: {
       subscriptionRootRule(),
       rateLimit(collections, options.rateLimits, options.onRateLimited ?? (() => {})),
       admission(options.admission, options.onShed ?? (() => {})),
-      {
-        onResponse({ request, response }) {
-          const wait = throttled.get(request);
-          if (wait !== undefined) response.headers.set('retry-after', String(wait));
-        },
-      },
       compiledExecution({
         onCompiled: (operationName) => logger.debug({ operationName }, 'query compiled'),
         onCompileError: (errors) =>
@@ -205,7 +195,7 @@ export function createGraphQLServer(options: {
     context: async ({ request, requestId, req }): Promise<GraphQLContext> => {
       const presented = presentedCredential(request.headers);
       const caller = presented
-        ? await authenticateThrottled(presented, req?.socket.remoteAddress ?? 'unknown', request)
+        ? await authenticateThrottled(presented, req?.socket.remoteAddress ?? 'unknown')
         : undefined;
       const viewer = caller && 'viewer' in caller ? caller.viewer : undefined;
       return {
