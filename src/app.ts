@@ -5,7 +5,7 @@
 
 import type { Server } from 'node:http';
 import { createRestDoor } from '../rest-compat/index.js';
-import { demoDataset, loadDataset } from '../seeds/index.js';
+import { demoDataset, demoPersonas, loadDataset } from '../seeds/index.js';
 import type { Config } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
 import { EgressGuard } from './delivery/egress.js';
@@ -56,7 +56,8 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
   );
 
-  if (config.SEED_DEMO ?? engine !== undefined) {
+  const demo = config.SEED_DEMO ?? engine !== undefined;
+  if (demo) {
     const counts = await loadDataset(database.collections, demoDataset());
     logger.info({ counts }, 'demo dataset loaded');
   }
@@ -85,6 +86,8 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     onRateLimited: (bucket) => metrics.rateLimitedRequests.inc({ bucket }),
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
     maxBodyBytes: config.GRAPHQL_MAX_BODY_BYTES,
+    // With the demo data, GraphiQL opens with the account admin's key: the first query just runs.
+    graphiql: demo ? { apiKey: demoPersonas.find((p) => p.label === 'account admin')?.apiKey } : {},
   });
   const server = createHttpServer(
     [...operationalDoors(database, metrics), graphqlDoor(graphql), createRestDoor({ graphql, logger })],

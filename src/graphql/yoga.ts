@@ -21,10 +21,12 @@ import { AuthThrottle } from './auth-throttle.js';
 import { compiledExecution } from './compiled-execution.js';
 import type { GraphQLContext, ResolverServices } from './context.js';
 import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
+import { type GraphiQLSetup, graphiqlOptions } from './graphiql.js';
 import { exposeHttpStatus } from './http-status-extension.js';
 import { type InProcessCaller, inProcessResult } from './in-process-result.js';
 import { armor, nestingLimit } from './limits.js';
 import { createLoaders } from './loaders.js';
+import { isPublicIntrospection, publicIntrospection } from './public-introspection.js';
 import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
 import { subscriptionRootRule } from './subscription-root-rule.js';
@@ -38,27 +40,6 @@ export interface ServerContext extends InProcessCaller {
 }
 
 export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
-
-const exampleQuery = `# Send your API key: open "Headers" below and set {"X-Api-Key": "<your key>"}.
-# npm start prints a key for each demo persona.
-
-query RecentMeetings {
-  viewer { name email }
-  meetings(first: 5) {
-    edges {
-      node {
-        recordingId
-        title
-        recordingStartTime
-        recordedBy { name team }
-        defaultSummary { markdownFormatted }
-        actionItems { description completed }
-      }
-    }
-    pageInfo { hasNextPage endCursor }
-  }
-}
-`;
 
 function withLocation(source: GraphQLError, replacement: GraphQLError): GraphQLError {
   const error = new GraphQLError(replacement.message, {
@@ -97,6 +78,8 @@ export function createGraphQLServer(options: {
   authFailuresPerMinute: number;
   /** Largest request body; Yoga checks Content-Length before reading and counts while reading. */
   maxBodyBytes: number;
+  /** What GraphiQL opens with (the demo admin's key when the demo dataset is loaded). */
+  graphiql?: GraphiQLSetup;
 }): GraphQLServer {
   const { collections, logger, services } = options;
   const throttle = new AuthThrottle(options.authFailuresPerMinute);
@@ -146,13 +129,10 @@ export function createGraphQLServer(options: {
             maxAge: 600,
           }
         : false,
-    graphiql: {
-      title: 'Meetings GraphQL',
-      defaultQuery: exampleQuery,
-      headers: JSON.stringify({ 'X-Api-Key': '<your API key>' }),
-    },
+    graphiql: graphiqlOptions(options.graphiql ?? {}),
     renderGraphiQL, // GraphiQL bundled into the page: no CDN needed
     plugins: [
+      publicIntrospection(), // marks introspection-only requests before the context authenticates
       armor(),
       nestingLimit(), // after armor: it wraps armor's token-limited parser
       subscriptionRootRule(),
@@ -192,8 +172,11 @@ export function createGraphQLServer(options: {
         return error instanceof GraphQLError ? withLocation(error, maskedError()) : maskedError();
       },
     },
-    context: async ({ request, requestId, req }): Promise<GraphQLContext> => {
-      const presented = presentedCredential(request.headers);
+    context: async (initial): Promise<GraphQLContext> => {
+      const { request, requestId, req } = initial;
+      // Introspection alone never reads the credential: the schema is public, so GraphiQL's Docs
+      // load before a key is typed, and a placeholder key is neither refused nor throttled.
+      const presented = isPublicIntrospection(initial) ? undefined : presentedCredential(request.headers);
       const caller = presented
         ? await authenticateThrottled(presented, req?.socket.remoteAddress ?? 'unknown')
         : undefined;

@@ -1,0 +1,119 @@
+/**
+ * What GraphiQL opens with: a headers editor holding a key (the demo admin's when the demo dataset
+ * is loaded, else a placeholder saying what goes there) and one tab per thing worth trying first.
+ * Its Docs never need a key: introspection is public (public-introspection.ts), so the schema it
+ * loads does not depend on the headers and cannot go stale when they change.
+ */
+import type { GraphiQLOptions } from 'graphql-yoga';
+
+export interface GraphiQLSetup {
+  /** The key the headers editor starts with; without one, a placeholder. */
+  apiKey?: string;
+}
+
+export const API_KEY_PLACEHOLDER = '<your API key: npm start prints one per demo persona>';
+
+/** The tab comment lines that say where the key comes from. */
+function keyNote(apiKey: string | undefined): string {
+  return apiKey
+    ? `# Headers (below) already hold the demo account admin's key (Alice Moreau).`
+    : '# First put your API key into Headers (below), then run.';
+}
+
+const meetingsTab = (
+  apiKey: string | undefined,
+) => `# Your newest meetings, with their summary and transcript lines.
+${keyNote(apiKey)}
+# Run with ▶ (Ctrl-Enter). Docs (the book icon, top left) lists every field.
+# The newest meeting may still be processing: its content is null until it is ready.
+query RecentMeetings {
+  viewer { name email }
+  meetings(first: 5) {
+    edges {
+      node {
+        recordingId
+        title
+        recordingStartTime
+        recordedBy { name team }
+        defaultSummary { markdownFormatted }
+        transcript { timestamp speaker { displayName } text }
+      }
+    }
+  }
+}
+`;
+
+const pagingTab = `# Paging: lists are Relay connections, newest first, forward only.
+# Run it, then copy pageInfo.endCursor into "after" in Variables (below)
+# and run again for the next page; hasNextPage says whether there is one.
+query MeetingPage($first: Int, $after: String) {
+  meetings(first: $first, after: $after) {
+    edges { node { recordingId title recordingStartTime sharedWith } }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`;
+
+const pagingVariables = JSON.stringify({ first: 3, after: null }, null, 2);
+
+// A public IP literal: a host name is resolved when a webhook is registered, which fails on a
+// machine without DNS, and the egress guard refuses loopback and private addresses (unless
+// EGRESS_ALLOW_CIDRS opens them). 93.184.216.34 is the address the guard's tests use as public.
+const webhookTab = `# Registers a webhook: new meeting content is POSTed to destinationUrl,
+# signed (Standard Webhooks). The secret is shown this once: keep it.
+# The URL must be http(s) and reach a public address: loopback and private
+# ones are refused unless EGRESS_ALLOW_CIDRS opens them, and a host name must
+# resolve. This example uses a public IP literal so that it works even
+# offline; put your receiver's URL there. deleteWebhook(id:) removes it.
+mutation CreateWebhook {
+  createWebhook(input: {
+    destinationUrl: "https://93.184.216.34/meetings-webhook"
+    triggeredFor: [MY_RECORDINGS, SHARED_TEAM_RECORDINGS]
+    includeSummary: true
+    includeActionItems: true
+  }) {
+    secret
+    webhook { id url triggeredFor enabled createdAt }
+  }
+}
+`;
+
+const subscriptionTab = `# Live updates: each meeting you may see, when its content becomes ready.
+# Run it (it waits), then make an event happen from a terminal, e.g. finish
+# the newest demo meeting, which has no content yet. The service must have
+# been started with a fixed engine port (EMBEDDED_MONGO_PORT=27018 npm start):
+#
+#   npm run -s seed -- --print-demo \\
+#     | jq '.meetings[-1] + {default_summary: {template_name: "General",
+#           markdown_formatted: "## Summary\\nDone."}}' > /tmp/recording.json
+#   MONGODB_URI='mongodb://127.0.0.1:27018/?directConnection=true' \\
+#     npm run ingest -- --file /tmp/recording.json
+subscription ContentReady {
+  meetingContentReady {
+    recordingId
+    title
+    defaultSummary { markdownFormatted }
+  }
+}
+`;
+
+export function graphiqlOptions({ apiKey }: GraphiQLSetup): GraphiQLOptions {
+  const headers = JSON.stringify({ 'X-Api-Key': apiKey ?? API_KEY_PLACEHOLDER }, null, 2);
+  return {
+    title: 'Meetings GraphQL',
+    // For every tab, new ones too (Yoga hands it to GraphiQL as its default headers).
+    headers,
+    defaultTabs: [
+      { query: meetingsTab(apiKey), headers },
+      { query: pagingTab, variables: pagingVariables, headers },
+      { query: webhookTab, headers },
+      { query: subscriptionTab, headers },
+    ],
+    // Keys stay out of localStorage: anything on this origin could read them there, and they would
+    // outlive the session on a shared machine. Tabs still persist; their headers come back from
+    // the defaults above on each visit (the demo key, or the placeholder to paste into).
+    shouldPersistHeaders: false,
+    // Subscriptions as the server speaks them: POST with Accept: text/event-stream.
+    subscriptionsProtocol: 'SSE',
+  };
+}
