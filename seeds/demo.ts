@@ -647,9 +647,12 @@ function slots(rng: Random): Slot[] {
   return out;
 }
 
-/** The newest meetings are still processing: no summary yet (content not ready). */
-const TRANSCRIPT_ONLY = 3;
-const NO_CONTENT_YET = 3;
+/**
+ * The newest meetings are still processing: no summary yet (content not ready). Only two, so that
+ * the first page anyone sees (GraphiQL's first tab, a first REST call) is mostly real content.
+ */
+const TRANSCRIPT_ONLY = 1;
+const NO_CONTENT_YET = 1;
 
 function buildMeeting(rng: Random, index: number, slot: Slot): MeetingSeed {
   const plan = scenarios[rng.weighted(topicWeights)](rng, slot.scheduledStart);

@@ -31,8 +31,8 @@ describe('loadDataset: the demo dataset', () => {
     const second = await dump(db.collections);
     expect(second).toEqual(first);
     expect(await db.collections.meetings.countDocuments()).toBe(200);
-    expect(await db.collections.transcripts.countDocuments()).toBe(197);
-    expect(await db.collections.summaries.countDocuments()).toBe(194);
+    expect(await db.collections.transcripts.countDocuments()).toBe(199);
+    expect(await db.collections.summaries.countDocuments()).toBe(198);
   });
 
   it('stores every shared_with value, external recorders and meetings whose content is not ready', async () => {
@@ -56,7 +56,7 @@ describe('loadDataset: the demo dataset', () => {
       external.every((m) => m.domainsType === 'one_or_more_external' && m.companyDomain === 'acme.test'),
     ).toBe(true);
 
-    expect(meetings.filter((m) => m.contentReadyAt === null)).toHaveLength(6);
+    expect(meetings.filter((m) => m.contentReadyAt === null)).toHaveLength(2);
     expect(meetings.filter((m) => m.domainsType === 'only_internal').length).toBeGreaterThanOrEqual(20);
   });
 });
