@@ -22,6 +22,15 @@ function wantsGraphiQL(req: IncomingMessage): boolean {
   return req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
 }
 
+/**
+ * The page embeds this process's GraphiQL setup (in demo mode the demo admin's key): a browser may
+ * keep it but must revalidate on each open (a 304 thanks to the strong ETag), so a restart with
+ * other settings shows at once; `private` keeps the key out of shared caches.
+ */
+const graphiqlCacheControl = 'private, no-cache';
+/** The same URL answers JSON to API clients: caches must key the page on Accept too. */
+const graphiqlHeaders: OutgoingHttpHeaders = { vary: 'Accept' };
+
 function headersOf(response: Response): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   response.headers.forEach((value, name) => {
@@ -35,7 +44,7 @@ export function graphqlDoor(graphql: GraphQLServer): Door {
   return {
     path: '/graphql',
     handler: async (req: IncomingMessage, res: ServerResponse, { requestId }) => {
-      if (graphiql && wantsGraphiQL(req)) return (await graphiql).send(req, res);
+      if (graphiql && wantsGraphiQL(req)) return (await graphiql).send(req, res, graphiqlHeaders);
       // req and res as Yoga's own node listener would give them: the failed-auth throttle reads the
       // client's address, load shedding holds its share until res closes.
       const response = await graphql.handleNodeRequestAndResponse(req, res, {
@@ -50,8 +59,8 @@ export function graphqlDoor(graphql: GraphQLServer): Door {
       }
       const body = Buffer.from(await response.arrayBuffer());
       if (response.status === 200 && contentType.startsWith('text/html') && wantsGraphiQL(req)) {
-        graphiql ??= PrecompressedPage.create(body, contentType);
-        return (await graphiql).send(req, res);
+        graphiql ??= PrecompressedPage.create(body, contentType, graphiqlCacheControl);
+        return (await graphiql).send(req, res, graphiqlHeaders);
       }
       await sendCompressible(req, res, response.status, headersOf(response), body);
     },
