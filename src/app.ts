@@ -5,7 +5,7 @@
 
 import type { Server } from 'node:http';
 import { createRestDoor } from '../rest-compat/index.js';
-import { demoDataset, loadDataset } from '../seeds/index.js';
+import { demoDataset, demoPersonas, loadDataset } from '../seeds/index.js';
 import type { Config } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
 import { EgressGuard } from './delivery/egress.js';
@@ -15,8 +15,10 @@ import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.j
 import type { ResolverServices } from './graphql/context.js';
 import { createGraphQLServer } from './graphql/yoga.js';
 import { graphqlDoor } from './http/graphql-door.js';
+import { homeDoor, serviceVersion } from './http/home.js';
 import { createMetrics, observeAttempt, observeOutbox } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
+import { restReferenceDoors } from './http/rest-reference.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
 import type { Logger } from './logger.js';
 
@@ -56,7 +58,8 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
   );
 
-  if (config.SEED_DEMO ?? engine !== undefined) {
+  const demoLoaded = config.SEED_DEMO ?? engine !== undefined;
+  if (demoLoaded) {
     const counts = await loadDataset(database.collections, demoDataset());
     logger.info({ counts }, 'demo dataset loaded');
   }
@@ -87,7 +90,13 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     maxBodyBytes: config.GRAPHQL_MAX_BODY_BYTES,
   });
   const server = createHttpServer(
-    [...operationalDoors(database, metrics), graphqlDoor(graphql), createRestDoor({ graphql, logger })],
+    [
+      ...operationalDoors(database, metrics),
+      graphqlDoor(graphql),
+      createRestDoor({ graphql, logger }),
+      ...restReferenceDoors(),
+      homeDoor({ version: serviceVersion(), demoPersonas: demoLoaded ? demoPersonas : undefined }),
+    ],
     logger,
     metrics,
     config.SEND_TIMEOUT_MS,
