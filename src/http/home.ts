@@ -168,6 +168,7 @@ function homeHtml(options: HomeOptions, base: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>Meetings gateway ${options.version}</title>
 <style>${new Html(styles)}</style>
 </head>

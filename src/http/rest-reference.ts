@@ -91,6 +91,7 @@ export function restReferenceDoors(): Door[] {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>REST reference: /external/v1</title>
 <link rel="stylesheet" href="${styles.url}">
 <style>body { margin: 0; } nav { font: 14px sans-serif; padding: 8px 20px; background: #f4f4f4; }</style>

@@ -49,7 +49,7 @@ describe('the home page in a browser', () => {
   });
 
   it('links to GraphiQL, the REST reference, the OpenAPI document and the operational endpoints, all answering 200', async () => {
-    const hrefs = [...home.matchAll(/href="([^"]+)"/g)].map((m) => unescapeHtml(m[1]!));
+    const hrefs = [...home.matchAll(/<a href="([^"]+)"/g)].map((m) => unescapeHtml(m[1]!));
     expect(hrefs).toEqual(
       expect.arrayContaining([
         '/graphql',
