@@ -98,6 +98,7 @@ pre { padding: .7rem 1rem; overflow-x: auto; white-space: pre-wrap; word-break: 
 table { border-collapse: collapse; width: 100%; font-size: 14px; }
 th, td { text-align: left; vertical-align: top; padding: .35rem .6rem; border-bottom: 1px solid #e4e4e7; }
 th { background: #f4f4f6; }
+td code { word-break: break-all; } /* long keys wrap instead of widening the table */
 `;
 
 function personasSection(personas: readonly DemoPersona[], base: string): Html {
