@@ -15,8 +15,10 @@ import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.j
 import type { ResolverServices } from './graphql/context.js';
 import { createGraphQLServer } from './graphql/yoga.js';
 import { graphqlDoor } from './http/graphql-door.js';
+import { homeDoor, serviceVersion } from './http/home.js';
 import { createMetrics, observeAttempt, observeOutbox } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
+import { restReferenceDoors } from './http/rest-reference.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
 import type { Logger } from './logger.js';
 
@@ -56,8 +58,8 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
   );
 
-  const demo = config.SEED_DEMO ?? engine !== undefined;
-  if (demo) {
+  const demoLoaded = config.SEED_DEMO ?? engine !== undefined;
+  if (demoLoaded) {
     const counts = await loadDataset(database.collections, demoDataset());
     logger.info({ counts }, 'demo dataset loaded');
   }
@@ -87,10 +89,16 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
     maxBodyBytes: config.GRAPHQL_MAX_BODY_BYTES,
     // With the demo data, GraphiQL opens with the account admin's key: the first query just runs.
-    graphiql: demo ? { apiKey: demoPersonas.find((p) => p.label === 'account admin')?.apiKey } : {},
+    graphiql: demoLoaded ? { apiKey: demoPersonas.find((p) => p.label === 'account admin')?.apiKey } : {},
   });
   const server = createHttpServer(
-    [...operationalDoors(database, metrics), graphqlDoor(graphql), createRestDoor({ graphql, logger })],
+    [
+      ...operationalDoors(database, metrics),
+      graphqlDoor(graphql),
+      createRestDoor({ graphql, logger }),
+      ...restReferenceDoors(),
+      homeDoor({ version: serviceVersion(), demoPersonas: demoLoaded ? demoPersonas : undefined }),
+    ],
     logger,
     metrics,
     config.SEND_TIMEOUT_MS,

@@ -37,6 +37,7 @@ logger.info({ url: app.url, mongoUri }, 'listening');
 const seeded = config.SEED_DEMO ?? !config.MONGODB_URI;
 const banner = [
   '',
+  `  Home page:     ${app.url}/   (links, demo keys, errors)`,
   `  GraphiQL:      ${app.url}/graphql`,
   `  REST base URL: ${app.url}/external/v1`,
   `  MongoDB:       ${mongoUri}`,

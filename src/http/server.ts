@@ -24,7 +24,7 @@ export interface RequestInfo {
 export type Handler = (req: IncomingMessage, res: ServerResponse, info: RequestInfo) => Promise<void> | void;
 
 export interface Door {
-  /** An exact path, or a prefix ending in `/` that the door serves below. */
+  /** An exact path (`/` included), or a prefix ending in `/` that the door serves below. */
   path: string;
   handler: Handler;
 }
@@ -100,7 +100,10 @@ function clientErrorAnswer(code: string | undefined): { status: number; error: s
 }
 
 function findDoor(doors: Door[], pathname: string): Door | undefined {
-  return doors.find((d) => (d.path.endsWith('/') ? pathname.startsWith(d.path) : pathname === d.path));
+  // `/` itself is an exact path (the home page), not a prefix of everything.
+  return doors.find((d) =>
+    d.path !== '/' && d.path.endsWith('/') ? pathname.startsWith(d.path) : pathname === d.path,
+  );
 }
 
 export function createHttpServer(

@@ -1,0 +1,91 @@
+/**
+ * The REST reference end to end, in a real (headless) Chromium: from the home page a developer
+ * follows the link to the reference and finds every endpoint of the route table there, rendered
+ * from the OpenAPI document this server serves, with nothing loaded from outside the machine.
+ */
+import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../rest-compat/index.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+const chromiumPath = '/usr/bin/chromium';
+
+let t: TestApp;
+let browser: Browser | undefined;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+describe('the REST reference page', () => {
+  it('is linked from the home page and shows every endpoint of the route table', async () => {
+    if (!existsSync(chromiumPath))
+      throw new Error(
+        `Chromium is missing at ${chromiumPath}: this test drives the REST reference in a real browser. ` +
+          'Install it with: bash scripts/ensure-chromium.sh',
+      );
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const foreign: string[] = [];
+    const pageErrors: string[] = [];
+    page.on('request', (request) => {
+      const url = request.url();
+      if (!url.startsWith(`${t.url}/`) && !/^(blob|data):/.test(url)) foreign.push(url);
+    });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('response', (res) => {
+      if (res.status() >= 400) pageErrors.push(`${res.status()} ${res.url()}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+
+    const home = await page.goto(`${t.url}/`);
+    expect(home?.status()).toBe(200);
+    await page.getByRole('link', { name: 'REST reference' }).click();
+    await page.waitForURL(`${t.url}/docs/rest`);
+
+    // Every operation as one block: method, path and summary shown without expanding anything.
+    const operations = page.locator('.opblock');
+    await operations.first().waitFor({ timeout: 20_000 });
+    for (const route of routes) {
+      const block = operations.filter({
+        has: page.locator(`.opblock-summary-path[data-path="${route.path}"]`),
+      });
+      const summary = block.filter({
+        has: page.locator('.opblock-summary-method', { hasText: new RegExp(`^${route.method}$`) }),
+      });
+      await expect.poll(() => summary.count(), { message: `${route.method} ${route.path}` }).toBe(1);
+      expect(await summary.locator('.opblock-summary-description').textContent()).toBe(route.summary);
+    }
+
+    // Opening one shows its parameters from the document.
+    const meetings = operations.filter({
+      has: page.locator('.opblock-summary-path[data-path="/meetings"]'),
+    });
+    await meetings.locator('.opblock-summary').first().click();
+    await expect.poll(() => meetings.locator('.parameters').count()).toBeGreaterThan(0);
+    const parameters = (await meetings.locator('.parameters').first().textContent()) ?? '';
+    for (const param of routes.find((r) => r.path === '/meetings' && r.method === 'GET')!.querySpecs)
+      expect(parameters).toContain(param.name);
+
+    expect(foreign, 'the reference must not load anything from outside the server').toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});
