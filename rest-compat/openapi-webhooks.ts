@@ -25,7 +25,7 @@ function duration(ms: number): string {
 
 const retries =
   `retried after ${RETRY_DELAYS_MS.map(duration).join(', ')} (each ±${JITTER * 100}%), ` +
-  `${RETRY_DELAYS_MS.length + 1} attempts in all, then given up`;
+  `${RETRY_DELAYS_MS.length + 1} attempts in all; then it fails`;
 
 /** The Standard Webhooks headers, as `components.parameters`. */
 export const webhookHeaderParameters = {
@@ -84,7 +84,7 @@ function receiverResponses(disables: boolean) {
         'Any other status, a redirect (never followed), no answer in time (15 s, 5 s to connect, by default) ' +
         `or a network error: ${retries}.` +
         (disables
-          ? ` A webhook none of whose deliveries succeeded for ${DISABLE_AFTER_FAILING_MS / 86_400_000} days ` +
+          ? ` A webhook whose deliveries have all failed for ${DISABLE_AFTER_FAILING_MS / 86_400_000} days ` +
             'is disabled. Failed events can be sent again (GraphQL redeliverWebhookEvent, ' +
             'redeliverFailedWebhookEvents).'
           : ''),
