@@ -8,6 +8,7 @@
 
 import { JITTER, RETRY_DELAYS_MS } from '../src/delivery/schedule.js';
 import { DISABLE_AFTER_FAILING_MS } from '../src/domain/outbox.js';
+import { PREVIOUS_SECRET_TTL_MS } from '../src/domain/webhooks.js';
 import * as E from './examples.js';
 import type { CallbackSpec, Examples } from './route.js';
 
@@ -56,7 +57,7 @@ export const webhookHeaderParameters = {
     description:
       '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` (the body as the raw ' +
       'bytes received), keyed with the base64-decoded part of the webhook secret after `whsec_`. During the ' +
-      '24 hours after a secret rotation, two signatures separated by a space: accept the message when ' +
+      `${duration(PREVIOUS_SECRET_TTL_MS)} after a secret rotation, two signatures separated by a space: accept the message when ` +
       'one matches. The npm packages `standardwebhooks` and `svix` verify it unmodified.',
     schema: { type: 'string' },
     example: E.webhookSignature,
