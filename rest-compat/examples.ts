@@ -301,14 +301,14 @@ export const createdWebhook: Examples = {
     include_crm_matches: false,
     include_summary: true,
     include_action_items: true,
-    triggered_for: ['my_recordings', 'shared_team_recordings'],
+    triggered_for: ['my_recordings', 'my_shared_with_team_recordings', 'shared_team_recordings'],
   } satisfies z.output<typeof S.Webhook>),
 };
 
 export const createWebhookBody: Examples = {
   summaries: example("Summaries and action items of my recordings and my teams'", {
     destination_url: destinationUrl,
-    triggered_for: ['my_recordings', 'shared_team_recordings'],
+    triggered_for: ['my_recordings', 'my_shared_with_team_recordings', 'shared_team_recordings'],
     include_action_items: true,
     include_crm_matches: false,
     include_summary: true,

@@ -12,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as E from '../../rest-compat/examples.js';
 import { buildOpenApiDocument, routes } from '../../rest-compat/index.js';
 import { decodeBody, decodeParams } from '../../rest-compat/params.js';
+import { EgressGuard } from '../../src/delivery/egress.js';
+import { DeliveryWorker } from '../../src/delivery/worker.js';
+import { fanOutContentReady } from '../../src/domain/content-ready.js';
+import { silentLogger } from '../delivery/support.js';
 import { keyOf } from '../support/app.js';
+import { startReceiver } from '../support/receiver.js';
 import { type RestResponse, type RestTestApp, startRestTestApp } from './support.js';
 
 const addFormats = ((ajvFormats as any).default ?? ajvFormats) as (ajv: Ajv2020) => Ajv2020;
@@ -406,6 +411,32 @@ describe('a document a reference renders well', () => {
     expect(event.responses.default.description).toMatch(
       /5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h/,
     );
+  });
+
+  it('the example event is the body a webhook made as in the POST /webhooks example receives, byte for byte', async () => {
+    const rx = await startReceiver();
+    const collections = r.t.app.database.collections;
+    const made = await r.request('POST', '/webhooks', {
+      key: keyOf('member: own meetings + CRM'),
+      body: { ...(E.createWebhookBody.summaries!.value as object), destination_url: `${rx.url}/hook` },
+    });
+    try {
+      expect(made.status).toBe(201);
+      const meeting = await collections.meetings.findOne({ recordingId: E.recordingId });
+      await fanOutContentReady(collections, meeting!, new Date());
+      const worker = new DeliveryWorker({
+        collections,
+        logger: silentLogger,
+        egress: new EgressGuard(['127.0.0.1/32']),
+      });
+      await worker.runOnce();
+      const [event] = await rx.waitFor(1, '/hook');
+      // The signature example signs JSON.stringify(webhookEvent): these are the bytes the service sends.
+      expect(event!.body).toBe(JSON.stringify(E.webhookEvent));
+    } finally {
+      await r.request('DELETE', `/webhooks/${made.body.id}`, { key: keyOf('member: own meetings + CRM') });
+      await rx.close();
+    }
   });
 
   it('documents the deliveries of destination_url as callbacks', () => {
