@@ -318,7 +318,11 @@ export const createWebhookBody: Examples = {
 
 /** Bodies POSTed to destination_url by the transcript and summary endpoints. */
 export const transcriptDelivery: Examples = {
-  delivery: example('The transcript of recording 100192', { transcript, recording_id: recordingId }),
+  delivery: example(
+    'The transcript of recording 100192',
+    { transcript, recording_id: recordingId },
+    'Shortened here.',
+  ),
 };
 export const summaryDelivery: Examples = {
   delivery: example('The summary of recording 100192', { summary, recording_id: recordingId }),

@@ -439,6 +439,33 @@ describe('a document a reference renders well', () => {
     }
   });
 
+  it('the callback examples are what destination_url receives', async () => {
+    const rx = await startReceiver();
+    try {
+      for (const what of ['transcript', 'summary'])
+        await r.get(`/recordings/${E.recordingId}/${what}`, {
+          key: keyOf('member: own meetings + CRM'),
+          query: { destination_url: `${rx.url}/${what}` },
+        });
+      const worker = new DeliveryWorker({
+        collections: r.t.app.database.collections,
+        logger: silentLogger,
+        egress: new EgressGuard(['127.0.0.1/32']),
+      });
+      await worker.runOnce();
+      const [summary] = await rx.waitFor(1, '/summary');
+      expect(summary!.body).toBe(JSON.stringify(E.summaryDelivery.delivery!.value));
+      const [transcript] = await rx.waitFor(1, '/transcript');
+      const sent = JSON.parse(transcript!.body);
+      // The example shortens the transcript to its first lines.
+      expect({ ...sent, transcript: sent.transcript.slice(0, E.transcript.length) }).toEqual(
+        E.transcriptDelivery.delivery!.value,
+      );
+    } finally {
+      await rx.close();
+    }
+  });
+
   it('documents the deliveries of destination_url as callbacks', () => {
     for (const [path, schema] of [
       ['/recordings/{recording_id}/transcript', 'TranscriptDelivery'],
