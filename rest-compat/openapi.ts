@@ -167,6 +167,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): Record<string, u
     get: {
       operationId: 'getOpenApiDocument',
       summary: 'This document',
+      description: 'The OpenAPI 3.1 document of /external/v1, served without a key.',
       tags: ['Reference'],
       security: [],
       responses: {

@@ -576,6 +576,10 @@ const deleteWebhook = defineRoute({
   method: 'DELETE',
   path: '/webhooks/{id}',
   summary: 'Delete a webhook',
+  description:
+    'Deletes one of your webhooks: no event is sent to it any more and its queued deliveries are ' +
+    'cancelled (an attempt already under way may still arrive). The webhook of another user is the ' +
+    'same 404 as an unknown id.',
   tag: 'Webhooks',
   pathParams: z.object({ id: z.string().meta({ description: 'The webhook id.' }) }),
   responses: { 204: { description: 'Deleted.' } },

@@ -480,13 +480,15 @@ describe('a document a reference renders well', () => {
     }
   });
 
-  it('groups every operation under a described tag', () => {
+  it('describes every operation and groups it under a described tag', () => {
     const doc = r.openapi;
     const declared = new Map(doc.tags.map((t: any) => [t.name, t.description]));
     for (const name of ['Meetings', 'Recordings', 'Teams', 'Users', 'Webhooks'])
       expect(declared.get(name), name).toMatch(/\S{10}/);
     const used = new Set<string>();
     for (const { pointer, op } of operationsOf(doc).filter((o) => !o.pointer.includes('/callbacks/'))) {
+      expect(op.summary, pointer).toMatch(/\S{5}/);
+      expect(op.description, pointer).toMatch(/\S{10}/);
       expect(op.tags, pointer).toHaveLength(1);
       expect(declared.has(op.tags[0]), pointer).toBe(true);
       used.add(op.tags[0]);
