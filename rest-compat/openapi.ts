@@ -1,12 +1,29 @@
 /**
  * The OpenAPI 3.1 document of /external/v1, generated from the route table: each route's
- * parameters, body and responses are the zod declarations its requests are validated with, and
- * the named objects are the components of schemas.ts.
+ * parameters, body and responses are the zod declarations its requests are validated with, with
+ * the route's examples; the named objects are the components of schemas.ts, and what the service
+ * POSTs to other URLs (the webhook event, deliveries) comes from openapi-webhooks.ts.
  */
 import * as z from 'zod';
-import { inputJsonSchema, type JsonSchema } from './params.js';
-import type { Route } from './route.js';
+import * as E from './examples.js';
+import { callbackOf, webhookHeaderParameters, webhooks } from './openapi-webhooks.js';
+import { inputJsonSchema, type JsonSchema, namedFormatsOnly } from './params.js';
+import type { Examples, Route, Tag } from './route.js';
 import { components } from './schemas.js';
+
+/** The groups of the reference, in the order a reader meets them. */
+const tags: Record<Tag | 'Reference', string> = {
+  Meetings:
+    'Recorded meetings you may see, with their transcript, summary, action items, highlights and CRM ' +
+    'matches on request, and the meeting types to filter them by.',
+  Recordings: 'The transcript or the summary of one recording, answered at once or POSTed to a URL you give.',
+  Teams: "Your organisation's teams and their active members.",
+  Users: 'Every user of the account with their permissions; account admins only.',
+  Webhooks:
+    'Webhooks POST each new meeting to your URL once its content is ready, signed with the secret ' +
+    'shown when you create one (see the newMeetingContentReady webhook).',
+  Reference: 'This document.',
+};
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
@@ -15,6 +32,7 @@ function componentSchemas(): Record<string, JsonSchema> {
   const { schemas } = z.toJSONSchema(components, {
     target: 'draft-2020-12',
     uri: (id) => `#/components/schemas/${id}`,
+    override: namedFormatsOnly,
   }) as { schemas: Record<string, JsonSchema> };
   return Object.fromEntries(
     Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...schema }]) => [id, schema]),
@@ -34,29 +52,65 @@ const rateLimitHeaders = {
   'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
 };
 
-const errorResponse = (description: string, extraHeaders: Record<string, unknown> = {}) => ({
+const retryAfter = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+
+/** What every route may answer with these statuses, unless the route has its own examples. */
+const sharedErrorExamples: Record<number, Examples> = {
+  401: {
+    missing: E.error('No credential', 'Send an API key in the X-Api-Key header (or a Bearer token).'),
+    invalid: E.error(
+      'Credential not valid',
+      'The API key or token is not valid.',
+      'Also for a revoked key and for the key of a deactivated user.',
+    ),
+  },
+  413: { tooLarge: E.error('Body too large', 'The body may be at most 64 KiB.') },
+  415: { notJson: E.error('Not JSON', 'The body must be JSON: send Content-Type: application/json.') },
+  429: { general: E.error('Rate limit', 'Too many requests: 60 per 60 s. Retry in 42 s.') },
+  500: { internal: E.error('A bug on our side', 'Internal server error') },
+  503: {
+    unavailable: E.error('Database unavailable', 'The service is temporarily unavailable; retry later.'),
+  },
+};
+
+const errorResponse = (
+  description: string,
+  examples: Examples | undefined,
+  extraHeaders: Record<string, unknown> = {},
+) => ({
   description,
   headers: { ...rateLimitHeaders, ...extraHeaders },
-  content: { 'application/json': { schema: ref('Error') } },
+  content: { 'application/json': { schema: ref('Error'), ...(examples ? { examples } : {}) } },
 });
 
 /** Error statuses every route may answer; 413 and 415 only for routes with a body. */
-function commonErrors(route: Route): Record<string, unknown> {
+function commonErrors(
+  route: Route,
+  examples: (status: number) => Examples | undefined,
+): Record<string, unknown> {
   return {
-    400: errorResponse('A parameter or the body is not valid (the message names it).'),
-    401: errorResponse('No API key or token, or one that is not valid.'),
+    400: errorResponse('A parameter or the body is not valid (the message names it).', examples(400)),
+    401: errorResponse('No API key or token, or one that is not valid.', examples(401)),
     ...(route.body
       ? {
-          413: errorResponse('The body is larger than 64 KiB.'),
-          415: errorResponse('The body is not application/json.'),
+          413: errorResponse('The body is larger than 64 KiB.', examples(413)),
+          415: errorResponse('The body is not application/json.', examples(415)),
         }
       : {}),
-    429: errorResponse('Too many requests.', { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }),
-    500: errorResponse('Internal server error.'),
+    429: errorResponse('Too many requests: wait Retry-After seconds.', examples(429), retryAfter),
+    500: errorResponse('Internal server error (logged with the X-Request-Id of the answer).', examples(500)),
+    503: errorResponse(
+      'Busy, or the database does not answer: retry after Retry-After seconds.',
+      examples(503),
+      retryAfter,
+    ),
   };
 }
 
 function operationOf(route: Route): Record<string, unknown> {
+  const examples = (status: number): Examples | undefined =>
+    route.examples?.responses[status] ?? sharedErrorExamples[status];
+  const parameterExamples: Record<string, unknown> = route.examples?.parameters ?? {};
   const parameters = [...route.pathSpecs, ...route.querySpecs].map((p) => ({
     name: p.name,
     in: p.in,
@@ -64,32 +118,42 @@ function operationOf(route: Route): Record<string, unknown> {
     ...(p.description ? { description: p.description } : {}),
     ...(p.kind === 'array' ? { style: 'form', explode: true } : {}),
     schema: p.schema,
+    example: parameterExamples[p.key],
   }));
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(route.responses)) {
+    const content = spec.schema && {
+      'application/json': { schema: responseSchema(spec.schema), examples: examples(Number(status)) },
+    };
     responses[status] = {
       description: spec.description,
       headers: rateLimitHeaders,
-      ...(spec.schema ? { content: { 'application/json': { schema: responseSchema(spec.schema) } } } : {}),
+      ...(content ? { content } : {}),
     };
   }
+  Object.assign(responses, commonErrors(route, examples));
   for (const [status, description] of Object.entries(route.errors ?? {}))
-    responses[status] = errorResponse(description);
-  Object.assign(responses, commonErrors(route));
+    responses[status] = errorResponse(description, examples(Number(status)));
   return {
     operationId: route.operationId,
     summary: route.summary,
+    ...(route.tag ? { tags: [route.tag] } : {}),
     ...(route.description ? { description: route.description } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: inputJsonSchema(route.body) } },
+            content: {
+              'application/json': { schema: inputJsonSchema(route.body), examples: route.examples?.body },
+            },
           },
         }
       : {}),
     responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
+    ...(route.callback
+      ? { callbacks: callbackOf(route.callback, responseSchema(route.callback.schema)) }
+      : {}),
   };
 }
 
@@ -103,11 +167,18 @@ export function buildOpenApiDocument(routes: readonly Route[]): Record<string, u
     get: {
       operationId: 'getOpenApiDocument',
       summary: 'This document',
+      description: 'The OpenAPI 3.1 document of /external/v1, served without a key.',
+      tags: ['Reference'],
       security: [],
       responses: {
         200: {
           description: 'The OpenAPI 3.1 document of /external/v1.',
-          content: { 'application/json': { schema: { type: 'object' } } },
+          content: {
+            'application/json': {
+              schema: { type: 'object' },
+              examples: { document: { summary: 'The start of it', value: { openapi: '3.1.0' } } },
+            },
+          },
         },
       },
     },
@@ -118,17 +189,45 @@ export function buildOpenApiDocument(routes: readonly Route[]): Record<string, u
       title: 'Meetings external API',
       version: '1.0.0',
       description:
-        'The /external/v1 REST interface to recorded meetings, teams, users and webhooks. Every request ' +
-        'carries X-Api-Key (or Authorization: Bearer for OAuth connected apps). Errors are {"error": "..."}.',
+        'The /external/v1 REST interface to recorded meetings, teams, users and webhooks, compatible with ' +
+        'the public API and its official SDKs.\n\n' +
+        '- **Authentication**: every request carries `X-Api-Key` (or `Authorization: Bearer` for OAuth ' +
+        'connected apps), and sees what that user may see.\n' +
+        '- **Lists** answer `{limit, next_cursor, items}`, newest first; pass `next_cursor` back as `cursor` ' +
+        'for the next page (null on the last one). `limit` is 1 to 100, 10 by default.\n' +
+        '- **Errors** are `{"error": "..."}` with a message a person can act on.\n' +
+        '- **Rate limits**: 60 requests a minute per key or token, and 30 a minute for transcripts and ' +
+        'summaries; every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, ' +
+        'a 429 or 503 `Retry-After`.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/external/v1' }],
     security: [{ apiKeyAuth: [] }, { bearerAuth: [] }],
+    tags: Object.entries(tags).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks,
     components: {
       schemas: componentSchemas(),
+      parameters: webhookHeaderParameters,
       securitySchemes: {
-        apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'OAuth connected apps.' },
+        apiKeyAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Api-Key',
+          description:
+            "A user's API key. Requests act as that user: they see the meetings the user may see, and " +
+            'GET /users answers only for account admins (403 otherwise). A missing or unknown key, a revoked ' +
+            'one or one of a deactivated user gets 401.',
+        },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'The access token of an OAuth connected app, as `Authorization: Bearer <token>`. It acts as the ' +
+            'user who connected the app, with one restriction: GET /meetings refuses include_summary=true ' +
+            'and include_transcript=true (400); read those one recording at a time with ' +
+            'GET /recordings/{recording_id}/summary and /transcript.',
+        },
       },
       headers: {
         RateLimitLimit: {

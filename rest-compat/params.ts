@@ -40,11 +40,28 @@ export interface ParamSpec {
   description?: string;
 }
 
+/** The formats JSON Schema names, which a reference shows in words. */
+const namedFormats = new Set(['date-time', 'email', 'uri']);
+
+/**
+ * A `z.toJSONSchema` override: zod writes its own regular expression beside a named format
+ * (`z.iso.datetime()`, `z.email()`); the format says the same in words, so the regex is left out
+ * of the document. Validation is zod's either way.
+ */
+export function namedFormatsOnly({
+  jsonSchema,
+}: {
+  jsonSchema: { format?: string; pattern?: string };
+}): void {
+  if (jsonSchema.format !== undefined && namedFormats.has(jsonSchema.format)) delete jsonSchema.pattern;
+}
+
 /** JSON Schema of a request-side zod schema, for OpenAPI (no `$schema` key). */
 export function inputJsonSchema(schema: z.ZodType): JsonSchema {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
     io: 'input',
     target: 'draft-2020-12',
+    override: namedFormatsOnly,
   }) as JsonSchema;
   return json;
 }

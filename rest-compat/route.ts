@@ -26,6 +26,42 @@ export interface RestResult {
   body?: unknown;
 }
 
+/** A named example, as OpenAPI's Example Object: a renderer lists them by summary. */
+export interface Example<T = unknown> {
+  summary: string;
+  description?: string;
+  value: T;
+}
+
+export type Examples<T = unknown> = Record<string, Example<T>>;
+
+/** The groups of the reference; openapi.ts describes each. */
+export type Tag = 'Meetings' | 'Recordings' | 'Teams' | 'Users' | 'Webhooks';
+
+export interface RouteExamples<Q extends z.ZodObject, P extends z.ZodObject> {
+  /** A value for every query and path parameter, by key (`teams`, not `teams[]`). */
+  parameters: Record<keyof z.input<Q> | keyof z.input<P>, unknown>;
+  body?: Examples;
+  /**
+   * Answers by status, success and errors alike. A status left out shows what every route shares
+   * (openapi.ts); 400 and the route's own statuses have their own.
+   */
+  responses: Record<number, Examples>;
+}
+
+/** A POST the service later makes to a URL the request gave (an OpenAPI callback). */
+export interface CallbackSpec {
+  /** The callback's key, e.g. `transcriptDelivery`. */
+  name: string;
+  /** A runtime expression for the URL, e.g. `{$request.query.destination_url}`. */
+  url: string;
+  summary: string;
+  description: string;
+  /** The body, a schema of schemas.ts. */
+  schema: z.ZodType;
+  examples: Examples;
+}
+
 export interface ResponseSpec {
   description: string;
   /** A schema of schemas.ts (registered as a component); none for an empty body. */
@@ -41,6 +77,8 @@ export interface RouteSpec<Q extends z.ZodObject, P extends z.ZodObject, B exten
   path: string;
   summary: string;
   description?: string;
+  /** Its group in the reference (every route of the table has one: the OpenAPI test checks it). */
+  tag?: Tag;
   query?: Q;
   pathParams?: P;
   /** A strict object: unknown properties are refused. */
@@ -49,6 +87,9 @@ export interface RouteSpec<Q extends z.ZodObject, P extends z.ZodObject, B exten
   responses: Record<number, ResponseSpec>;
   /** Error statuses this route answers beyond the ones every route may (400, 401, 429, 500). */
   errors?: Record<number, string>;
+  /** Examples of the parameters, the body and every answer (every route of the table has them). */
+  examples?: RouteExamples<Q, P>;
+  callback?: CallbackSpec;
   /** Every document `graphql` may name, checked when the door is made. */
   operations: readonly string[];
   graphql(input: RestInput<z.output<Q>, z.output<P>, z.output<B>>): GraphQLCall;

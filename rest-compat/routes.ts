@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { EMAIL_PATTERN } from '../src/domain/email.js';
 import { lower, upper } from './enums.js';
+import * as E from './examples.js';
 import { includeFlags, includeVariables, restMeeting, restSummary } from './meeting.js';
 import type {
   MeetingFilter,
@@ -60,6 +61,12 @@ function envelope<N, T>(connection: Connection<N>, limit: number, item: (node: N
     items: connection.edges.map((e) => item(e.node)),
   };
 }
+
+/** Examples of the paging parameters of every list. */
+const pageExamples = (cursor: string) => ({ cursor, limit: 10 });
+
+/** The 400 answers every list may give for its paging parameters. */
+const badPage = { limit: E.badLimit, cursor: E.badCursor };
 
 const page = (query: { cursor?: string | undefined; limit: number }) => ({
   first: query.limit,
@@ -117,6 +124,7 @@ const listMeetings = defineRoute({
   method: 'GET',
   path: '/meetings',
   summary: 'List meetings',
+  tag: 'Meetings',
   description:
     'Meetings you may see, newest first by recording start. Different parameters combine with AND, ' +
     'the values of one array parameter with OR. Meetings recorded outside your organisation are listed ' +
@@ -150,6 +158,41 @@ const listMeetings = defineRoute({
     teams: z.array(z.string()).optional().meta({ description: "Names of the recorder's team; any of them." }),
   }),
   responses: { 200: { description: 'A page of meetings.', schema: S.listOf('MeetingList', S.Meeting) } },
+  examples: {
+    parameters: {
+      ...pageExamples(E.meetingsCursor),
+      calendar_invitees_domains: ['initech.test'],
+      calendar_invitees_domains_type: 'one_or_more_external',
+      created_after: '2026-09-01T00:00:00Z',
+      created_before: '2026-10-01T00:00:00+02:00',
+      include_action_items: true,
+      include_crm_matches: true,
+      include_highlights: true,
+      include_summary: true,
+      include_transcript: true,
+      meeting_type: 'Discovery Call',
+      recorded_by: ['sam.rivera@acme.test'],
+      teams: ['Sales'],
+    },
+    responses: {
+      200: E.meetingPages,
+      400: {
+        ...badPage,
+        date: E.error(
+          'Date not ISO 8601',
+          'Invalid query parameter "created_after": must be an ISO 8601 date-time with Z or an offset, e.g. 2026-01-31T09:00:00Z.',
+        ),
+        email: E.error('Not an email', 'Invalid query parameter "recorded_by[]": must be an email address.'),
+        oauth: E.error(
+          'Connected app asking for summaries',
+          'OAuth users are not allowed to include summary.',
+          'Connected apps (Authorization: Bearer) may not set include_summary or include_transcript.',
+        ),
+      },
+      429: E.heavyRateLimited,
+      503: E.heavyUnavailable,
+    },
+  },
   operations: ['ListMeetings'],
   graphql: ({ query: q }) => {
     const filter: MeetingFilter = {};
@@ -177,10 +220,15 @@ const listMeetingTypes = defineRoute({
   method: 'GET',
   path: '/meeting_types',
   summary: 'List meeting types',
+  tag: 'Meetings',
   description: "Your organisation's meeting types, active and inactive, by name: the values of meeting_type.",
   query: z.object(pageQuery),
   responses: {
     200: { description: 'A page of meeting types.', schema: S.listOf('MeetingTypeList', S.MeetingType) },
+  },
+  examples: {
+    parameters: pageExamples(E.meetingTypesCursor),
+    responses: { 200: E.meetingTypePage, 400: badPage },
   },
   operations: ['ListMeetingTypes'],
   graphql: ({ query: q }) => ({
@@ -202,9 +250,14 @@ const listTeams = defineRoute({
   method: 'GET',
   path: '/teams',
   summary: 'List teams',
+  tag: 'Teams',
   description: "Your organisation's teams, by name.",
   query: z.object(pageQuery),
   responses: { 200: { description: 'A page of teams.', schema: S.listOf('TeamList', S.Team) } },
+  examples: {
+    parameters: pageExamples(E.teamsCursor),
+    responses: { 200: E.teamPage, 400: badPage },
+  },
   operations: ['ListTeams'],
   graphql: ({ query: q }) => ({
     operation: 'ListTeams',
@@ -221,6 +274,7 @@ const listTeamMembers = defineRoute({
   method: 'GET',
   path: '/team_members',
   summary: 'List team members',
+  tag: 'Teams',
   description: "Active members of your organisation's teams, by email.",
   query: z.object({
     ...pageQuery,
@@ -228,6 +282,10 @@ const listTeamMembers = defineRoute({
   }),
   responses: {
     200: { description: 'A page of team members.', schema: S.listOf('TeamMemberList', S.TeamMember) },
+  },
+  examples: {
+    parameters: { ...pageExamples(E.teamMembersCursor), team: 'Sales' },
+    responses: { 200: E.teamMemberPage, 400: badPage },
   },
   operations: ['ListTeamMembers'],
   graphql: ({ query: q }) => ({
@@ -250,12 +308,13 @@ const listUsers = defineRoute({
   method: 'GET',
   path: '/users',
   summary: 'List users and their permissions',
+  tag: 'Users',
   description:
     'Every user of the account: active, then deactivated, then invited. Account admins only (403 otherwise).',
   query: z.object({
     ...pageQuery,
     team: z.string().optional().meta({ description: 'A team name: only its users.' }),
-    status: z.enum(S.userStatuses).optional(),
+    status: z.enum(S.userStatuses).optional().meta({ description: 'Only users with this status.' }),
     settings_access: z
       .enum(S.settingsAccessLevels)
       .optional()
@@ -263,6 +322,31 @@ const listUsers = defineRoute({
   }),
   responses: { 200: { description: 'A page of users.', schema: S.listOf('UserList', S.User) } },
   errors: { 403: 'The key does not belong to an account admin.' },
+  examples: {
+    parameters: {
+      ...pageExamples(E.usersCursor),
+      team: 'Engineering',
+      status: 'active',
+      settings_access: 'team_admin',
+    },
+    responses: {
+      200: E.userPages,
+      400: {
+        ...badPage,
+        invited: E.error(
+          'status=invited with settings_access',
+          'Invited users have no permissions yet: do not combine status=invited with settings_access.',
+        ),
+        status: E.error(
+          'Unknown status',
+          'Invalid query parameter "status": must be one of active, deactivated, invited.',
+        ),
+      },
+      403: {
+        forbidden: E.error('Not an account admin', 'You are not allowed to do this.'),
+      },
+    },
+  },
   operations: ['ListUsers'],
   graphql: ({ query: q }) => {
     const filter: UserFilter = {};
@@ -285,6 +369,7 @@ const getRecordingTranscript = defineRoute({
   method: 'GET',
   path: '/recordings/{recording_id}/transcript',
   summary: 'Get the transcript of a recording',
+  tag: 'Recordings',
   description:
     'With destination_url the transcript is POSTed there (with recording_id) and the answer comes at once.',
   pathParams: recordingPath,
@@ -296,6 +381,27 @@ const getRecordingTranscript = defineRoute({
     },
   },
   errors: { 404: 'No such recording, or one you may not see.' },
+  examples: {
+    parameters: { recording_id: E.recordingId, destination_url: E.deliveryUrl },
+    responses: {
+      200: E.transcriptAnswers,
+      400: { recording_id: E.badRecordingId, destination_url: E.badDestination },
+      404: E.notFoundRecording,
+      429: E.heavyRateLimited,
+      503: E.heavyUnavailable,
+    },
+  },
+  callback: {
+    name: 'transcriptDelivery',
+    url: '{$request.query.destination_url}',
+    summary: 'The transcript, POSTed to destination_url',
+    description:
+      'Sent when the request gave destination_url: the same transcript as the synchronous answer, with ' +
+      'recording_id. It is unsigned (no webhook secret is involved), carries webhook-id and ' +
+      'webhook-timestamp, and is retried like webhook events until the receiver answers 2xx.',
+    schema: S.TranscriptDelivery,
+    examples: E.transcriptDelivery,
+  },
   operations: ['RecordingTranscript', 'DeliverTranscript'],
   graphql: ({ path, query }) =>
     query.destination_url === undefined
@@ -323,6 +429,7 @@ const getRecordingSummary = defineRoute({
   method: 'GET',
   path: '/recordings/{recording_id}/summary',
   summary: 'Get the summary of a recording',
+  tag: 'Recordings',
   description:
     'With destination_url the summary is POSTed there (with recording_id) and the answer comes at once.',
   pathParams: recordingPath,
@@ -334,6 +441,28 @@ const getRecordingSummary = defineRoute({
     },
   },
   errors: { 404: 'No such recording, or one you may not see.' },
+  examples: {
+    parameters: { recording_id: E.recordingId, destination_url: E.deliveryUrl },
+    responses: {
+      200: E.summaryAnswers,
+      400: { recording_id: E.badRecordingId, destination_url: E.badDestination },
+      404: E.notFoundRecording,
+      429: E.heavyRateLimited,
+      503: E.heavyUnavailable,
+    },
+  },
+  callback: {
+    name: 'summaryDelivery',
+    url: '{$request.query.destination_url}',
+    summary: 'The summary, POSTed to destination_url',
+    description:
+      'Sent when the request gave destination_url: the same summary as the synchronous answer (null when ' +
+      'the recording has none), with recording_id. It is unsigned (no webhook secret is involved), ' +
+      'carries webhook-id and webhook-timestamp, and is retried like webhook events until the receiver ' +
+      'answers 2xx.',
+    schema: S.SummaryDelivery,
+    examples: E.summaryDelivery,
+  },
   operations: ['RecordingSummary', 'DeliverSummary'],
   graphql: ({ path, query }) =>
     query.destination_url === undefined
@@ -365,6 +494,7 @@ const createWebhook = defineRoute({
   method: 'POST',
   path: '/webhooks',
   summary: 'Create a webhook',
+  tag: 'Webhooks',
   description:
     'New meeting content is POSTed to destination_url for the recordings of the triggered_for categories. ' +
     'At least one include_* flag must be true. The signing secret is shown in this answer only.',
@@ -379,6 +509,33 @@ const createWebhook = defineRoute({
     include_transcript: z.boolean().default(false),
   }),
   responses: { 201: { description: 'The webhook, with its secret.', schema: S.Webhook } },
+  examples: {
+    parameters: {},
+    body: E.createWebhookBody,
+    responses: {
+      201: E.createdWebhook,
+      400: {
+        includes: E.error(
+          'No include flag',
+          'At least one of include_transcript, include_crm_matches, include_summary and include_action_items must be true.',
+        ),
+        triggered_for: E.error(
+          'triggered_for empty',
+          'Invalid body property "triggered_for": give at least 1 value.',
+        ),
+        missing: E.error('destination_url missing', 'Missing body property "destination_url".'),
+        unknown: E.error(
+          'Unknown property',
+          'Unknown body property "url"; allowed: destination_url, triggered_for, include_action_items, include_crm_matches, include_summary, include_transcript.',
+        ),
+        refused: E.error(
+          'destination_url refused',
+          'destination_url is refused: 10.0.0.5 is a private address.',
+          'Webhooks go to public http(s) addresses only.',
+        ),
+      },
+    },
+  },
   operations: ['CreateWebhook'],
   graphql: ({ body }) => ({
     operation: 'CreateWebhook',
@@ -419,9 +576,29 @@ const deleteWebhook = defineRoute({
   method: 'DELETE',
   path: '/webhooks/{id}',
   summary: 'Delete a webhook',
+  description:
+    'Deletes one of your webhooks: no event is sent to it any more and its queued deliveries are ' +
+    'cancelled (an attempt already under way may still arrive). The webhook of another user is the ' +
+    'same 404 as an unknown id.',
+  tag: 'Webhooks',
   pathParams: z.object({ id: z.string().meta({ description: 'The webhook id.' }) }),
   responses: { 204: { description: 'Deleted.' } },
   errors: { 404: 'No such webhook of yours.' },
+  examples: {
+    parameters: { id: E.webhookId },
+    responses: {
+      400: {
+        encoding: E.error('Bad percent-encoding', 'Invalid path parameter "id": bad percent-encoding.'),
+      },
+      404: {
+        missing: E.error(
+          'No such webhook',
+          `No webhook with id ${E.webhookId}.`,
+          'Also the answer for a webhook of someone else.',
+        ),
+      },
+    },
+  },
   operations: ['DeleteWebhook'],
   graphql: ({ path }) => ({
     operation: 'DeleteWebhook',

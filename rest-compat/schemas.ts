@@ -10,8 +10,16 @@ export const components = z.registry<{ id: string }>();
 
 /** A timestamp as the REST door writes it: ISO 8601 in UTC with a trailing Z. */
 const timestamp = () => z.iso.datetime();
-/** A position in the recording, HH:MM:SS. */
-const position = () => z.string().regex(/^\d{2,}:[0-5]\d:[0-5]\d$/);
+/** A position in the recording, HH:MM:SS: the pattern is described in words for the reference. */
+const position = () =>
+  z
+    .string()
+    .regex(/^\d{2,}:[0-5]\d:[0-5]\d$/)
+    .meta({
+      description:
+        'A position in the recording: hours, minutes and seconds as HH:MM:SS (hours may exceed 99).',
+      examples: ['00:19:36'],
+    });
 
 export const ErrorBody = z
   .object({ error: z.string().meta({ description: 'A message a person can act on.' }) })
@@ -183,8 +191,8 @@ export const triggeredForValues = [
 
 export const Webhook = z
   .object({
-    id: z.string(),
-    url: z.url(),
+    id: z.string().meta({ description: 'The id to delete it with.' }),
+    url: z.url().meta({ description: 'Where events are POSTed (destination_url of the request).' }),
     secret: z.string().meta({ description: 'whsec_ + base64 of 32 bytes; shown only at creation.' }),
     created_at: timestamp(),
     include_transcript: z.boolean(),
@@ -202,6 +210,19 @@ export const TranscriptResponse = z
 export const SummaryResponse = z
   .object({ summary: Summary.nullable().meta({ description: 'Null when the recording has no summary.' }) })
   .register(components, { id: 'SummaryResponse' });
+
+export const TranscriptDelivery = z
+  .object({ transcript: z.array(TranscriptEntry), recording_id: z.int() })
+  .meta({ description: 'POSTed to destination_url by GET /recordings/{recording_id}/transcript.' })
+  .register(components, { id: 'TranscriptDelivery' });
+
+export const SummaryDelivery = z
+  .object({
+    summary: Summary.nullable().meta({ description: 'Null when the recording has no summary.' }),
+    recording_id: z.int(),
+  })
+  .meta({ description: 'POSTed to destination_url by GET /recordings/{recording_id}/summary.' })
+  .register(components, { id: 'SummaryDelivery' });
 
 export const DeliveryResponse = z
   .object({ destination_url: z.url().meta({ description: 'Where the content will be POSTed.' }) })
