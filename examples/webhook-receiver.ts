@@ -77,7 +77,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const port = Number(process.env.PORT ?? 8787);
   const server = webhookReceiver(secret, ({ id, body }) => {
     const meeting = body as { recording_id?: number; title?: string };
-    console.log(`verified ${id}: recording ${meeting.recording_id} "${meeting.title}"\n${JSON.stringify(body, null, 2)}`);
+    console.log(
+      `verified ${id}: recording ${meeting.recording_id} "${meeting.title}"\n${JSON.stringify(body, null, 2)}`,
+    );
   });
   server.listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}/webhook`));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => server.close());

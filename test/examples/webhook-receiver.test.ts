@@ -91,5 +91,9 @@ describe('examples/webhook-receiver.ts', () => {
 });
 
 function post(body: string, headers: Record<string, string>) {
-  return fetch(receiverUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  return fetch(receiverUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 }
