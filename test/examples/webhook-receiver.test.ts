@@ -61,6 +61,19 @@ describe('examples/webhook-receiver.ts', () => {
     expect(output.stdout).toContain(`"markdown_formatted": "## Summary of ${id}"`);
   }, 30_000);
 
+  it('prints the event of examples/recording.json stored with `npm run ingest`, as the README walks through', async () => {
+    // Another process stores it in the service's database; the service's worker finds the event by polling.
+    const ingestion = spawn('npm', ['run', '--silent', 'ingest', '--', '--file', 'examples/recording.json'], {
+      env: { ...process.env, MONGODB_URI: t.app.mongoUri },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const ingested = outputOf(ingestion);
+    expect(await exitOf(ingestion)).toEqual({ code: 0, signal: null });
+    expect(ingested.stdout).toContain('Stored recording 100900: content ready, 1 webhook event(s) queued');
+    await vi.waitFor(() => expect(output.stdout).toContain('recording 100900'), { timeout: 20_000 });
+    expect(output.stdout).toMatch(/verified msg_\S+: recording 100900 "Onboarding call with Hooli"/);
+  }, 60_000);
+
   it('answers 401 to a request signed with another secret, and to a tampered body', async () => {
     const forger = new Webhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
     const body = JSON.stringify({ recording_id: 1, title: 'forged' });
