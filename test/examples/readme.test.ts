@@ -23,7 +23,8 @@ function section(text: string, heading: string): string {
   return text.slice(start, end < 0 ? undefined : end);
 }
 
-const rest = section(section(readFileSync('README.md', 'utf8'), '## Examples'), '### REST with curl');
+const examplesSection = section(readFileSync('README.md', 'utf8'), '## Examples');
+const rest = section(examplesSection, '### REST with curl');
 const blocks = [...rest.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map(([, lang, code]) => ({
   lang: lang!,
   code: code!,
@@ -105,4 +106,21 @@ describe('README "## Examples", REST with curl', () => {
       if (typeof shown.id === 'string') ids.set(shown.id, actual.id);
     }
   }, 60_000);
+});
+
+describe('README "## Examples", the receiver and the typed client', () => {
+  // test/examples/webhook-receiver.test.ts and typed-client.test.ts run these very commands.
+  it('shows the commands their tests run', () => {
+    const receiver = section(examplesSection, '### A webhook receiver');
+    expect(rest).toContain('"destination_url": "http://127.0.0.1:8787/webhook"');
+    expect(receiver).toContain(
+      'WEBHOOK_SECRET=whsec_... PORT=8787 node --import tsx examples/webhook-receiver.ts\n',
+    );
+    expect(receiver).toContain('npm run ingest -- --file examples/recording.json\n');
+    expect(receiver).toContain('recording 100900 "Onboarding call with Hooli"');
+    const client = section(examplesSection, '### A typed GraphQL client');
+    expect(client).toContain(
+      `API_KEY=${keyOf('account admin')} node --import tsx examples/typed-client/meetings.ts http://127.0.0.1:4000\n`,
+    );
+  });
 });
