@@ -2,45 +2,54 @@
  * The typed client's generated code (./generated), made by graphql-codegen's client preset from
  * schema.graphql and the `graphql()` documents in this folder. `npm run examples:codegen` writes
  * it; test/examples/typed-client.test.ts fails when the committed files are stale.
+ *
+ * The preset runs through @graphql-codegen/core, as the codegen CLI would run it: the CLI's own
+ * dependencies (prompts, progress bars, remote loaders) declare Node 22, and this needs none of them.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type CodegenConfig, generate } from '@graphql-codegen/cli';
+import { preset } from '@graphql-codegen/client-preset';
+import { codegen } from '@graphql-codegen/core';
+import { CodeFileLoader } from '@graphql-tools/code-file-loader';
+import { loadDocuments } from '@graphql-tools/load';
+import { buildASTSchema, parse } from 'graphql';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const generatedFolder = 'examples/typed-client/generated/';
 
-const config: CodegenConfig = {
-  schema: 'schema.graphql',
-  documents: ['examples/typed-client/*.ts'],
-  // import paths end in .js, as NodeNext resolution wants
+const config = {
+  // Documents are typed strings: the client sends them with fetch, no GraphQL runtime needed.
+  documentMode: 'string',
+  useTypeImports: true,
+  enumsAsTypes: true,
+  // DateTime and Email travel as JSON strings.
+  scalars: { DateTime: 'string', Email: 'string' },
+  // Import paths end in .js, as NodeNext resolution wants.
   emitLegacyCommonJSImports: false,
-  silent: true,
-  generates: {
-    [generatedFolder]: {
-      preset: 'client',
-      presetConfig: { fragmentMasking: false },
-      config: {
-        // Documents are typed strings: the client sends them with fetch, no GraphQL runtime needed.
-        documentMode: 'string',
-        useTypeImports: true,
-        enumsAsTypes: true,
-        // DateTime and Email travel as JSON strings.
-        scalars: { DateTime: 'string', Email: 'string' },
-      },
-    },
-  },
 };
 
 /** Every generated file (path relative to the repository root) and its text, formatted by Biome. */
 export async function generatedClientFiles(): Promise<{ path: string; content: string }[]> {
-  const outputs: { filename: string; content: string }[] = await generate({ ...config, cwd: root }, false);
-  return outputs.map((o) => {
-    const path = relative(root, join(root, o.filename));
-    return { path, content: formatted(path, o.content) };
+  const schema = parse(readFileSync(`${root}schema.graphql`, 'utf8'));
+  const documents = await loadDocuments(
+    preset.prepareDocuments!(generatedFolder, ['examples/typed-client/*.ts']),
+    { cwd: root, loaders: [new CodeFileLoader({ pluckConfig: { skipIndent: true } })] },
+  );
+  const outputs = await preset.buildGeneratesSection({
+    baseOutputDir: generatedFolder,
+    presetConfig: { fragmentMasking: false },
+    plugins: [],
+    pluginMap: {},
+    schema,
+    schemaAst: buildASTSchema(schema),
+    documents,
+    config,
   });
+  return Promise.all(
+    outputs.map(async (o) => ({ path: o.filename, content: formatted(o.filename, await codegen(o)) })),
+  );
 }
 
 /** Through the project's pinned Biome, so `biome check` leaves the files alone. */
