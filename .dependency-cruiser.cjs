@@ -50,6 +50,14 @@ module.exports = {
       to: { path: '^(src/(domain|graphql|delivery|http)/|rest-compat/|seeds/)' },
     },
     {
+      name: 'examples-use-the-api-only',
+      comment:
+        'The examples are what a client writes: they reach the service over HTTP only, so nothing of its code may creep into them.',
+      severity: 'error',
+      from: { path: '^examples/' },
+      to: { path: '^(src|rest-compat|seeds|scripts|bench|test)/' },
+    },
+    {
       name: 'no-circular',
       comment:
         'Modules that import each other cannot be understood, tested or loaded one at a time (and may see each other half-initialised).',
