@@ -177,6 +177,12 @@ export function createGraphQLServer(options: {
         const outage = unavailableError(error);
         if (outage) return error instanceof GraphQLError ? withLocation(error, outage) : outage;
         if (error instanceof GraphQLError && isClientFacing(error)) {
+          // Yoga's own says "Request body too large": say how large a body may be.
+          if (error.extensions?.code === 'REQUEST_ENTITY_TOO_LARGE')
+            return new GraphQLError(
+              `The request body is too large: at most ${options.maxBodyBytes} bytes. Send a smaller document and variables, or split the work into several requests.`,
+              { extensions: error.extensions },
+            );
           if (error.extensions?.code) return error;
           return withLocation(
             error,
