@@ -244,6 +244,14 @@ describe('the GraphQL codes of the catalog', () => {
       /^The operation uses more than 15 aliases \(the alias limit\)\. /,
     );
   });
+
+  it('a refused HTTP request says what to send instead', async () => {
+    const message = async (expected: string) => (await graphqlCases[expected]!()).errors[0]?.message;
+    expect(await message('BAD_REQUEST 400')).toMatch(/^No GraphQL document was sent: POST a JSON body/);
+    expect(await message('BAD_REQUEST 405')).toMatch(/GET and POST only: POST a JSON body/);
+    expect(await message('BAD_REQUEST 406')).toMatch(/Send an Accept header naming one of these/);
+    expect(await message('REQUEST_ENTITY_TOO_LARGE 413')).toMatch(/too large: at most 1048576 bytes/);
+  });
 });
 
 describe('the REST statuses of the catalog', () => {
