@@ -170,7 +170,7 @@ export const restErrorStatuses: readonly RestErrorStatus[] = [
   },
   {
     status: 405,
-    meaning: 'The path exists, but not with this method.',
+    meaning: 'The path exists, but not with this method (or the method is CONNECT).',
     action: 'Use a method of the `Allow` header.',
   },
   {

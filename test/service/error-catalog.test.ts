@@ -25,6 +25,7 @@ afterAll(() => t?.close());
 
 interface GraphQLAnswer {
   status: number;
+  headers: Record<string, unknown>;
   errors: { message: string; extensions?: { code?: string; http?: { status?: number } } }[];
 }
 
@@ -51,7 +52,7 @@ async function graphql(
     expect(catalogued, `${error.message}: not in the catalog`).toContain(
       pair(error.extensions?.code, error.extensions?.http?.status),
     );
-  return { status: res.status, errors };
+  return { status: res.status, headers: res.headers, errors };
 }
 
 /** A GraphQL operation, sent with `key` (none: null). */
@@ -61,12 +62,18 @@ const query = (text: string, key: string | null = admin, variables?: unknown) =>
     body: JSON.stringify({ query: text, variables }),
   });
 
+interface RestAnswer {
+  status: number;
+  headers: Record<string, unknown>;
+  body: { error?: string };
+}
+
 /** A REST request (or any path); an error status must be catalogued, its body `{"error": ...}`. */
 async function rest(
   method: string,
   path: string,
   options: { key?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; body: { error?: string } }> {
+): Promise<RestAnswer> {
   const res = await send(t.url, {
     method,
     path: path.startsWith('/external') ? path : `/external/v1${path}`,
@@ -78,7 +85,7 @@ async function rest(
     expect(cataloguedStatuses, `${res.status} ${res.text}: not in the catalog`).toContain(res.status);
     expect(body).toEqual({ error: expect.any(String) });
   }
-  return { status: res.status, body };
+  return { status: res.status, headers: res.headers, body };
 }
 
 /** While `fn` runs, listing teams fails with `error` (a bug, or the database going away). */
@@ -128,6 +135,17 @@ async function whileMeetingsHang<T>(fn: (started: Promise<void>) => Promise<T>):
   }
 }
 
+/**
+ * As the README says: every answer has an X-Request-Id (but those node's parser sends before a
+ * request exists: 408, 431), every 429 and 503 a Retry-After.
+ */
+function expectHeaders(answer: { status: number; headers: Record<string, unknown> }) {
+  if (answer.status !== 408 && answer.status !== 431)
+    expect(answer.headers['x-request-id']).toEqual(expect.any(String));
+  if (answer.status === 429 || answer.status === 503)
+    expect(answer.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
+}
+
 const pages = 'query($first: Int) { meetings(first: $first) { edges { node { transcript { text } } } } }';
 const tooLarge = JSON.stringify({ query: `{ viewer { email } } #${'x'.repeat(1024 * 1024)}` });
 
@@ -174,7 +192,7 @@ const graphqlCases: Record<string, () => Promise<GraphQLAnswer>> = {
 };
 
 /** Node gives up on a request that is too slow (after 20 s at least) with this clientError. */
-async function requestTimeout(): Promise<{ status: number; body: { error?: string } }> {
+async function requestTimeout(): Promise<RestAnswer> {
   const server = t.app.server;
   const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
   const answer = send(t.url, { path: '/external/v1/teams', headers: { 'x-api-key': admin } });
@@ -187,11 +205,11 @@ async function requestTimeout(): Promise<{ status: number; body: { error?: strin
   );
   const res = await answer;
   expect(cataloguedStatuses).toContain(res.status);
-  return { status: res.status, body: JSON.parse(res.text) };
+  return { status: res.status, headers: res.headers, body: JSON.parse(res.text) };
 }
 
 /** One request that answers each catalogued REST status. */
-const restCases: Record<number, () => Promise<{ status: number; body: { error?: string } }>> = {
+const restCases: Record<number, () => Promise<RestAnswer>> = {
   400: () => rest('GET', '/meetings?limit=0', { key: admin }),
   401: () => rest('GET', '/meetings'),
   403: () => rest('GET', '/users', { key: member }),
@@ -230,6 +248,7 @@ describe('the GraphQL codes of the catalog', () => {
       expect(error?.extensions?.http?.status).toBe(Number(status));
       expect(answer.status).toBe(Number(status));
       expect(error?.message.length).toBeGreaterThan(10);
+      expectHeaders(answer);
     });
   }
 
@@ -264,6 +283,7 @@ describe('the REST statuses of the catalog', () => {
       const answer = await provoke();
       expect(answer.status).toBe(Number(status));
       expect(answer.body.error?.length).toBeGreaterThan(10);
+      expectHeaders(answer);
     });
   }
 
