@@ -262,7 +262,11 @@ async function handleRestRequest(
       const match = route.pattern.exec(path);
       return match ? [{ route, match }] : [];
     });
-    if (matching.length === 0) throw new RestError(404, `No such path: ${pathname}`);
+    if (matching.length === 0)
+      throw new RestError(
+        404,
+        `No such path: ${pathname}. The endpoints are listed in ${REST_PREFIX}/openapi.json.`,
+      );
     const found = matching.find((m) => m.route.method === method);
     if (!found) {
       info.route = `${REST_PREFIX}${matching[0]!.route.path}`;

@@ -57,12 +57,19 @@ function encodeValue(value: unknown): CursorValue {
 export function pageSize(first: number | null | undefined): number {
   const size = first ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
-    throw new DomainError('BAD_USER_INPUT', `The page size must be an integer from 1 to ${MAX_PAGE_SIZE}.`);
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `The page size (first; limit on REST) must be an integer from 1 to ${MAX_PAGE_SIZE}.`,
+    );
   }
   return size;
 }
 
-const invalid = () => new DomainError('BAD_USER_INPUT', 'The cursor is not valid.');
+/** What to do about any refused cursor: where a good one comes from, and how to start over. */
+const cursorAdvice =
+  'Pass the endCursor (next_cursor on REST) of the previous page of this same list, unchanged and with the same filters; leave the cursor out to start from the first page.';
+
+const invalid = () => new DomainError('BAD_USER_INPUT', `The cursor is not valid. ${cursorAdvice}`);
 
 /**
  * Only values of the field's type come back out of a cursor: never an operator object a client
@@ -155,11 +162,14 @@ export class Keyset {
       !Array.isArray(body.v) ||
       body.v.length !== this.order.length
     ) {
-      throw new DomainError('BAD_USER_INPUT', 'The cursor is not valid for this list.');
+      throw new DomainError('BAD_USER_INPUT', `The cursor belongs to another list. ${cursorAdvice}`);
     }
     if (body.o !== this.of) return undefined;
     if (body.f !== this.print)
-      throw new DomainError('BAD_USER_INPUT', 'The cursor was made for other filters.');
+      throw new DomainError(
+        'BAD_USER_INPUT',
+        'The cursor was made for other filters. Page with the filters of the page it came from, or leave the cursor out to start over with the new filters.',
+      );
     return body.v;
   }
 }

@@ -33,7 +33,11 @@ export interface PresentedCredential {
 /** The token of an `Authorization: Bearer <token>` header; UNAUTHENTICATED for any other scheme or shape. */
 export function bearerToken(authorization: string): string {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!match) throw new DomainError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>".');
+  if (!match)
+    throw new DomainError(
+      'UNAUTHENTICATED',
+      'The Authorization header must be "Bearer <token>" (a connected app\'s token); send an API key as X-Api-Key instead.',
+    );
   return match[1]!;
 }
 
@@ -60,7 +64,16 @@ export interface CredentialPolicy {
   ingestTokenSha256?: string | undefined;
 }
 
-const refused = 'The API key or token is not valid.';
+/** A request without any credential (the GraphQL door's scopes and the subscription say it). */
+export const missingCredentialMessage =
+  "No API key was sent: send your API key in the X-Api-Key header (or a connected app's token as Authorization: Bearer <token>).";
+
+/**
+ * One message for every refusal (unknown, revoked, of a deactivated user, sent in the wrong
+ * header), so that nobody learns whether a key exists; it lists what to check instead.
+ */
+const refused =
+  "The API key or token is not valid. Check that it was copied whole, that it has not been revoked, that its user is still active, and that it is sent in the right header: an API key as X-Api-Key, a connected app's token as Authorization: Bearer <token>.";
 
 /** Compared in constant time: both sides are 32-byte digests. */
 function isServiceToken(secret: string, expectedSha256Hex: string | undefined): boolean {

@@ -155,12 +155,12 @@ export function admission(policy: AdmissionPolicy, onShed: (reason: ShedReason) 
           outcome === 'credential_concurrency'
             ? graphQLError(
                 'RATE_LIMITED',
-                `Too many large requests at once for this key: at most ${policy.heavyPerCredential}. Retry in ${RETRY_AFTER_SECONDS} s.`,
+                `Too many large requests at once for this key: at most ${policy.heavyPerCredential} may run together (pages with transcripts are large). Retry in ${RETRY_AFTER_SECONDS} s, once one has finished, or ask for smaller pages.`,
                 RETRY_AFTER_SECONDS,
               )
             : graphQLError(
                 'OVERLOADED',
-                `The service is busy. Retry in ${RETRY_AFTER_SECONDS} s.`,
+                `The service is busy producing other large answers. Retry in ${RETRY_AFTER_SECONDS} s, or ask for smaller pages or fewer content fields.`,
                 RETRY_AFTER_SECONDS,
               ),
         ],

@@ -25,7 +25,7 @@ export class AuthThrottle {
     if (wait === 0) return;
     throw new DomainError(
       'RATE_LIMITED',
-      `Too many refused credentials from your address. Retry in ${wait} s.`,
+      `Too many refused credentials from your address: at most ${this.limit} a minute. Retry in ${wait} s, after checking the key or token you send (the 401 answers say what to check).`,
       wait,
     );
   }

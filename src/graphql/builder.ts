@@ -6,6 +6,7 @@
 import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import { missingCredentialMessage } from '../domain/viewer.js';
 import type { GraphQLContext } from './context.js';
 import { graphQLError } from './errors.js';
 import { DateTime, Email } from './scalars.js';
@@ -30,7 +31,7 @@ export const builder = new SchemaBuilder<{
     unauthorizedError: (_parent, context) =>
       context.viewer
         ? graphQLError('FORBIDDEN', 'You are not allowed to do this.')
-        : graphQLError('UNAUTHENTICATED', 'Send an API key in the X-Api-Key header (or a Bearer token).'),
+        : graphQLError('UNAUTHENTICATED', missingCredentialMessage),
   },
   relay: {
     clientMutationId: 'omit',

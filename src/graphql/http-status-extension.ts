@@ -57,7 +57,10 @@ export function exposeHttpStatus(): Plugin {
             unanswered[Symbol.asyncIterator]()
               .return?.()
               ?.catch(() => {});
-          const error = requestError(`Not acceptable: this operation can be answered as ${acceptable}.`, 406);
+          const error = requestError(
+            `Not acceptable: this operation can be answered as ${acceptable}. Send an Accept header naming one of these (a subscription streams as text/event-stream).`,
+            406,
+          );
           return new fetchAPI.Response(JSON.stringify({ errors: [error.toJSON()] }), {
             status: 406,
             headers: { 'content-type': 'application/json; charset=utf-8', accept: acceptable },

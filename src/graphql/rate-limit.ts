@@ -57,12 +57,15 @@ export function rateLimit(
       states.set(context.request, state);
       if (!state.allowed) {
         onLimited(bucket);
-        const what = bucket === 'heavy' ? 'transcript and summary requests' : 'requests';
+        const what =
+          bucket === 'heavy'
+            ? "transcript and summary requests (this key's heavy bucket; other requests count apart)"
+            : "requests (this key's general bucket)";
         setResultAndStopExecution({
           errors: [
             graphQLError(
               'RATE_LIMITED',
-              `Too many ${what}: ${state.limit} per ${policy.windowSeconds} s. Retry in ${state.resetSeconds} s.`,
+              `Too many ${what}: at most ${state.limit} per ${policy.windowSeconds} s. Retry in ${state.resetSeconds} s (Retry-After).`,
             ),
           ],
         });

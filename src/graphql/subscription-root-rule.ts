@@ -1,15 +1,18 @@
 /**
  * The GraphQL spec forbids @skip and @include on the root selections of a subscription (graphql-js
  * 17 validates it, 16 does not): a subscription must always subscribe to exactly one field. Without
- * this rule a skipped root field crashes the executor and the client sees a 500.
+ * this rule a skipped root field crashes the executor and the client sees a 500. It is a
+ * validation error like graphql-js's own: Yoga gives it GRAPHQL_VALIDATION_FAILED (400).
  */
 import {
   type ASTVisitor,
+  type DefinitionNode,
   type DirectiveNode,
   GraphQLError,
   Kind,
   type SelectionSetNode,
   type ValidationContext,
+  validate,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
@@ -45,17 +48,26 @@ export function subscriptionRootWithoutConditions(context: ValidationContext): A
         context.reportError(
           new GraphQLError(
             `A subscription's root field may not be conditional: remove @${directive.name.value}.`,
-            { nodes: directive, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } },
+            { nodes: directive },
           ),
         );
     },
   };
 }
 
+/**
+ * Run alone, before graphql-js's rules: its SingleFieldSubscriptionsRule evaluates the root's
+ * @include(if: $variable) without the variables and throws "was not provided a runtime value".
+ */
 export function subscriptionRootRule(): Plugin {
   return {
-    onValidate({ addValidationRule }) {
-      addValidationRule(subscriptionRootWithoutConditions);
+    onValidate({ params, setResult }) {
+      const subscribes = params.documentAST.definitions.some(
+        (d: DefinitionNode) => d.kind === Kind.OPERATION_DEFINITION && d.operation === 'subscription',
+      );
+      if (!subscribes) return;
+      const errors = validate(params.schema, params.documentAST, [subscriptionRootWithoutConditions]);
+      if (errors.length > 0) setResult(errors);
     },
   };
 }

@@ -64,6 +64,17 @@ function isClientFacing(error: GraphQLError): boolean {
   return error.originalError ? error.originalError instanceof GraphQLError : error.path === undefined;
 }
 
+/** Yoga's own refusals of a request, said with what to do instead. */
+const yogaRefusals = (maxBodyBytes: number): Record<string, string> => ({
+  'Request body too large': `The request body is too large: at most ${maxBodyBytes} bytes. Send a smaller document and variables, or split the work into several requests.`,
+  'Must provide query string.':
+    'No GraphQL document was sent: POST a JSON body {"query": "...", "variables": {...}} (or GET /graphql?query=...).',
+  'GraphQL only supports GET and POST requests.':
+    'GraphQL is answered to GET and POST only: POST a JSON body {"query": "..."}.',
+  'Can only perform a mutation operation from a POST request.':
+    'A mutation changes data, so it is not run for a GET: send it with POST.',
+});
+
 export function createGraphQLServer(options: {
   collections: Collections;
   logger: Logger;
@@ -157,6 +168,8 @@ export function createGraphQLServer(options: {
         const outage = unavailableError(error);
         if (outage) return error instanceof GraphQLError ? withLocation(error, outage) : outage;
         if (error instanceof GraphQLError && isClientFacing(error)) {
+          const actionable = yogaRefusals(options.maxBodyBytes)[error.message];
+          if (actionable) return new GraphQLError(actionable, { extensions: error.extensions });
           if (error.extensions?.code) return error;
           return withLocation(
             error,

@@ -91,9 +91,16 @@ function rawJsonResponse(status: number, error: string, headers: Record<string, 
 
 /** node's parser errors: the answer to each (what node would send, with a reason). */
 function clientErrorAnswer(code: string | undefined): { status: number; error: string } {
-  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, error: 'The request headers are too large.' };
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return {
+      status: 431,
+      error: 'The request headers are too large: at most 16 KiB in all. Send fewer or shorter headers.',
+    };
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    return { status: 408, error: 'The request took too long to arrive.' };
+    return {
+      status: 408,
+      error: 'The request took too long to arrive: send its headers within 20 s and all of it within 60 s.',
+    };
   if (code === 'HPE_INVALID_VERSION')
     return { status: 400, error: 'This HTTP version is not supported here: send HTTP/1.1.' };
   return { status: 400, error: 'The request is not valid HTTP/1.1.' };
@@ -144,7 +151,10 @@ export function createHttpServer(
         // 400, not 505 for a version: a client's mistake is no server error (alerts, soak, fuzzers).
         const refused = framingError(req);
         if (refused) return sendJson(res, 400, { error: refused }, { connection: 'close' });
-        if (!door) return sendJson(res, 404, { error: `No such path: ${pathname}` });
+        if (!door)
+          return sendJson(res, 404, {
+            error: `No such path: ${pathname}. The API is at /graphql and /external/v1 (see /external/v1/openapi.json).`,
+          });
         await door.handler(req, res, info);
       } catch (error) {
         if (clientGone(req)) {

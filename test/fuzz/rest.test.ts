@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../rest-compat/index.js';
+import { restErrorStatuses } from '../../src/http/error-catalog.js';
 import { keyOf, type TestApp } from '../support/app.js';
 import {
   checkHealthy,
@@ -25,6 +26,7 @@ import {
 } from './support.js';
 
 const PREFIX = '/external/v1';
+const cataloguedStatuses = restErrorStatuses.map((e) => e.status);
 let app: TestApp;
 let counted = 0;
 const admin = keyOf('account admin');
@@ -101,11 +103,10 @@ async function check(
 ): Promise<number> {
   const res = await send(app.url, { method, path, headers: headers as Record<string, string>, body });
   counted++;
-  checkRestAnswer(
-    res,
-    method,
-    `${method} ${path} ${JSON.stringify(headers).slice(0, 200)} ${body?.slice(0, 200) ?? ''}`,
-  );
+  const what = `${method} ${path} ${JSON.stringify(headers).slice(0, 200)} ${body?.slice(0, 200) ?? ''}`;
+  checkRestAnswer(res, method, what);
+  // Every error status a client can meet is explained in the catalog (README "Errors").
+  if (res.status >= 400) expect(cataloguedStatuses, what).toContain(res.status);
   return res.status;
 }
 

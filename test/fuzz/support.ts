@@ -151,12 +151,14 @@ const statusOfCode: Record<string, number> = {
   GRAPHQL_PARSE_FAILED: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
   OPERATION_RESOLUTION_FAILURE: 400,
+  OPERATION_LIMIT_EXCEEDED: 400,
 };
 
 /** Codes of a document refused before execution: it does not parse or validate (Armor's limits are validation rules). */
 const documentCodes = new Set([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
+  'OPERATION_LIMIT_EXCEEDED',
   'BAD_USER_INPUT',
   'BAD_REQUEST',
 ]);

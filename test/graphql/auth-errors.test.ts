@@ -200,20 +200,25 @@ describe('operation limits', () => {
     expect(res.body.data.meetings.edges).toHaveLength(100);
   });
 
-  it('too deep, too many aliases, too many tokens: BAD_USER_INPUT before execution', async () => {
+  it('too deep, too many aliases, too many tokens: OPERATION_LIMIT_EXCEEDED before execution, naming the limit', async () => {
     const tooDeep = `{ ${'... on Query { '.repeat(12)}viewer { email }${' }'.repeat(12)} }`;
     const depth = await t.graphql(tooDeep, {}, admin);
-    expectError(depth, 'BAD_USER_INPUT', 400);
-    expect(depth.body.errors?.[0]?.message).toMatch(/depth/i);
+    expectError(depth, 'OPERATION_LIMIT_EXCEEDED', 400);
+    expect(depth.body.errors?.[0]?.message).toMatch(/more than 10 levels deep \(the depth limit\)/);
     const aliases = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: viewer { email }`).join(' ')} }`;
-    expectError(await t.graphql(aliases, {}, admin), 'BAD_USER_INPUT', 400);
+    const aliased = await t.graphql(aliases, {}, admin);
+    expectError(aliased, 'OPERATION_LIMIT_EXCEEDED', 400);
+    expect(aliased.body.errors?.[0]?.message).toMatch(/more than 15 aliases \(the alias limit\)/);
+    expect(aliased.body.errors?.[0]?.message).not.toMatch(/Syntax Error/);
     const tokens = `{ viewer { ${'email '.repeat(4000)}} }`;
-    expectError(await t.graphql(tokens, {}, admin), 'BAD_USER_INPUT', 400);
+    const tokened = await t.graphql(tokens, {}, admin);
+    expectError(tokened, 'OPERATION_LIMIT_EXCEEDED', 400);
+    expect(tokened.body.errors?.[0]?.message).toMatch(/more than 3000 tokens \(the token limit\)/);
   });
 });
 
 describe('subscriptions', () => {
-  it('a conditional subscription root (@skip/@include, directly or in a fragment) is BAD_USER_INPUT, 400', async () => {
+  it('a conditional subscription root (@skip/@include, directly or in a fragment) is GRAPHQL_VALIDATION_FAILED, 400', async () => {
     const admin = keyOf('account admin');
     for (const query of [
       'subscription { meetingContentReady @skip(if: true) { title } }',
@@ -222,10 +227,10 @@ describe('subscriptions', () => {
       'subscription { ... @include(if: true) { meetingContentReady { title } } }',
     ]) {
       const res = await t.graphql(query, {}, admin);
-      expectError(res, 'BAD_USER_INPUT', 400);
+      expectError(res, 'GRAPHQL_VALIDATION_FAILED', 400);
       expect(res.body.errors?.[0]?.message).toMatch(/root field may not be conditional/);
     }
     const withVariable = 'subscription S($on: Boolean!) { meetingContentReady @include(if: $on) { title } }';
-    expectError(await t.graphql(withVariable, { on: false }, admin), 'BAD_USER_INPUT', 400);
+    expectError(await t.graphql(withVariable, { on: false }, admin), 'GRAPHQL_VALIDATION_FAILED', 400);
   });
 });

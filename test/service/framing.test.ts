@@ -91,7 +91,9 @@ describe('request framing', () => {
     const { text } = await exchange(`GET /graphql?query=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: a\r\n\r\n`);
     const res = parse(text);
     expect(res.status).toBe(431);
-    expect(res.body).toEqual({ error: 'The request headers are too large.' });
+    expect(res.body).toEqual({
+      error: 'The request headers are too large: at most 16 KiB in all. Send fewer or shorter headers.',
+    });
   });
 
   it('an ordinary HTTP/1.0 and HTTP/1.1 request still succeed', async () => {

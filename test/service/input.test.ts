@@ -32,18 +32,23 @@ describe('documents nested deeper than the parser can go', () => {
   const nested = (depth: number) =>
     `{ meetings(filter: {teams: ${'['.repeat(depth)}"a"${']'.repeat(depth)}}) { edges { cursor } } }`;
 
-  it('POST: 400 BAD_USER_INPUT, with or without a key', async () => {
+  it('POST: 400 OPERATION_LIMIT_EXCEEDED, with or without a key', async () => {
     for (const key of [undefined, admin]) {
       const res = await r.t.graphql(nested(2500), undefined, key);
-      expectGraphQLRefusal(res, 'BAD_USER_INPUT', 400, /nests .* more than 64 deep/);
+      expectGraphQLRefusal(
+        res,
+        'OPERATION_LIMIT_EXCEEDED',
+        400,
+        /nests .* more than 64 deep \(the nesting limit\)/,
+      );
     }
   });
 
-  it('GET: 400 BAD_USER_INPUT', async () => {
+  it('GET: 400 OPERATION_LIMIT_EXCEEDED', async () => {
     const res = await fetch(`${r.url}/graphql?query=${encodeURIComponent(nested(2500))}`, {
       headers: { accept: 'application/graphql-response+json' },
     });
-    expectGraphQLRefusal({ status: res.status, body: await res.json() }, 'BAD_USER_INPUT', 400);
+    expectGraphQLRefusal({ status: res.status, body: await res.json() }, 'OPERATION_LIMIT_EXCEEDED', 400);
   });
 
   it('brackets inside strings and comments do not count, and modest nesting still parses', async () => {
@@ -75,10 +80,13 @@ describe('forged cursors', () => {
         { after: cursor },
         admin,
       );
-      expectGraphQLRefusal(res, 'BAD_USER_INPUT', 400, /^The cursor is not valid\.$/);
+      // What was wrong, and what to do: where a good cursor comes from, and how to start over.
+      const message =
+        /^The cursor is not valid\. Pass the endCursor \(next_cursor on REST\) of the previous page of this same list.*leave the cursor out to start from the first page\.$/;
+      expectGraphQLRefusal(res, 'BAD_USER_INPUT', 400, message);
       const rest = await r.get('/meetings', { key: admin, query: { cursor } });
       expect(rest.status).toBe(400);
-      expect(rest.body).toEqual({ error: 'The cursor is not valid.' });
+      expect(rest.body).toEqual({ error: expect.stringMatching(message) });
     }
   });
 });

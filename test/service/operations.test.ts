@@ -32,7 +32,9 @@ describe('operational endpoints', () => {
   it('an unknown path is a JSON 404', async () => {
     const res = await fetch(`${t.url}/nope`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: 'No such path: /nope' });
+    expect(await res.json()).toEqual({
+      error: 'No such path: /nope. The API is at /graphql and /external/v1 (see /external/v1/openapi.json).',
+    });
   });
 
   it('/metrics counts requests by route and status, latency, and MongoDB commands', async () => {

@@ -3,6 +3,7 @@
  * ready, in this process or any other sharing the database, each only to subscribers who may see it.
  */
 import { DomainError } from '../../domain/errors.js';
+import { missingCredentialMessage } from '../../domain/viewer.js';
 import { canSee } from '../../domain/visibility.js';
 import { builder } from '../builder.js';
 import { viewerOf } from '../context.js';
@@ -18,11 +19,7 @@ builder.subscriptionField('meetingContentReady', (t) =>
       'Each meeting you may see, once, when its content becomes ready (it is stored with its summary). Over SSE: POST /graphql with Accept: text/event-stream.',
     subscribe: (_root, _args, context) => {
       // Scope checks run on resolve, which comes after subscribe: refuse anonymous callers here.
-      if (!context.viewer)
-        throw new DomainError(
-          'UNAUTHENTICATED',
-          'Send an API key in the X-Api-Key header (or a Bearer token).',
-        );
+      if (!context.viewer) throw new DomainError('UNAUTHENTICATED', missingCredentialMessage);
       const viewer = viewerOf(context);
       return context.services.contentReadyFeed.subscribe((meeting) => canSee(viewer, meeting));
     },
