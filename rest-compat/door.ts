@@ -33,7 +33,7 @@ export interface RestDoorOptions {
 
 interface GraphQLErrorJson {
   message: string;
-  extensions?: { code?: string };
+  extensions?: { code?: string; http?: { status?: number } };
 }
 
 interface GraphQLResult {
@@ -195,6 +195,10 @@ function restErrorOf(logger: Logger, error: GraphQLErrorJson, headers: Record<st
   const code = error.extensions?.code;
   if (code && code in errorStatus)
     return new RestError(errorStatus[code as keyof typeof errorStatus], error.message, headers);
+  // A refusal of the request itself (a limit, say) keeps its 4xx: the caller can act on it.
+  const status = error.extensions?.http?.status;
+  if (status !== undefined && status >= 400 && status < 500)
+    return new RestError(status, error.message, headers);
   logger.warn({ graphqlError: error }, 'REST request failed in GraphQL');
   return new RestError(500, 'Internal server error', headers);
 }

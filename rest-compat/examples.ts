@@ -5,6 +5,7 @@
  * that each one validates against its schema, and that the webhook signature is right.
  */
 import type * as z from 'zod';
+import { invalidCursorMessage } from '../src/domain/pagination.js';
 import type { Example, Examples } from './route.js';
 import type * as S from './schemas.js';
 
@@ -365,7 +366,7 @@ export const notFoundRecording: Examples = {
 };
 
 export const badLimit = error('limit out of range', 'Invalid query parameter "limit": must be at most 100.');
-export const badCursor = error('Cursor not valid', 'The cursor is not valid.');
+export const badCursor = error('Cursor not valid', invalidCursorMessage);
 export const badRecordingId = error(
   'recording_id not an integer',
   'Invalid path parameter "recording_id": must be an integer.',

@@ -69,7 +69,9 @@ export function pageSize(first: number | null | undefined): number {
 const cursorAdvice =
   'Pass the endCursor (next_cursor on REST) of the previous page of this same list, unchanged and with the same filters; leave the cursor out to start from the first page.';
 
-const invalid = () => new DomainError('BAD_USER_INPUT', `The cursor is not valid. ${cursorAdvice}`);
+export const invalidCursorMessage = `The cursor is not valid. ${cursorAdvice}`;
+
+const invalid = () => new DomainError('BAD_USER_INPUT', invalidCursorMessage);
 
 /**
  * Only values of the field's type come back out of a cursor: never an operator object a client

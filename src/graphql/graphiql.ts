@@ -59,12 +59,15 @@ const pagingVariables = JSON.stringify({ first: 3, after: null }, null, 2);
 // A public IP literal: a host name is resolved when a webhook is registered, which fails on a
 // machine without DNS, and the egress guard refuses loopback and private addresses (unless
 // EGRESS_ALLOW_CIDRS opens them). 93.184.216.34 is the address the guard's tests use as public.
+// It is someone else's host, so the URL is https: certificates rarely name a bare IP, so a
+// delivery fails its TLS handshake before any meeting content is sent there.
 const webhookTab = `# Registers a webhook: new meeting content is POSTed to destinationUrl,
 # signed (Standard Webhooks). The secret is shown this once: keep it.
 # The URL must be http(s) and reach a public address: loopback and private
 # ones are refused unless EGRESS_ALLOW_CIDRS opens them, and a host name must
 # resolve. This example uses a public IP literal so that it works even
-# offline; put your receiver's URL there. deleteWebhook(id:) removes it.
+# offline (https: its certificate will not match the bare IP, so no content
+# is sent there); put your receiver's URL there. deleteWebhook(id:) removes it.
 mutation CreateWebhook {
   createWebhook(input: {
     destinationUrl: "https://93.184.216.34/meetings-webhook"
