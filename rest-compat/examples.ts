@@ -339,21 +339,31 @@ export const webhookEvents: Examples = {
 
 // ---------------------------------------------------------------- errors
 
+/** The 429 of any route: its key's general bucket is spent. */
+export const generalRateLimited = error(
+  'Rate limit',
+  "Too many requests (this key's general bucket): at most 60 per 60 s. Retry in 42 s (Retry-After).",
+);
+
 /** Status 429 and 503 of routes that select a transcript or a summary (the heavy bucket, load shedding). */
 export const heavyRateLimited: Examples = {
-  general: error('Rate limit', 'Too many requests: 60 per 60 s. Retry in 42 s.'),
+  general: generalRateLimited,
   heavy: error(
     'Transcript and summary rate limit',
-    'Too many transcript and summary requests: 30 per 60 s. Retry in 42 s.',
+    "Too many transcript and summary requests (this key's heavy bucket; other requests count apart): at most 30 per 60 s. Retry in 42 s (Retry-After).",
   ),
   concurrent: error(
     'Too many large requests at once',
-    'Too many large requests at once for this key: at most 2. Retry in 1 s.',
+    'Too many large requests at once for this key: at most 2 may run together (pages with transcripts are large). Retry in 1 s, once one has finished, or ask for smaller pages.',
   ),
 };
 
 export const heavyUnavailable: Examples = {
-  busy: error('Busy', 'The service is busy. Retry in 1 s.', 'Too much content is being produced at once.'),
+  busy: error(
+    'Busy',
+    'The service is busy producing other large answers. Retry in 1 s, or ask for smaller pages or fewer content fields.',
+    'Too much content is being produced at once.',
+  ),
   unavailable: error('Database unavailable', 'The service is temporarily unavailable; retry later.'),
 };
 

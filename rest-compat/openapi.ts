@@ -5,6 +5,7 @@
  * POSTs to other URLs (the webhook event, deliveries) comes from openapi-webhooks.ts.
  */
 import * as z from 'zod';
+import { missingCredentialMessage, refusedCredentialMessage } from '../src/domain/viewer.js';
 import * as E from './examples.js';
 import { callbackOf, webhookHeaderParameters, webhooks } from './openapi-webhooks.js';
 import { inputJsonSchema, type JsonSchema, namedFormatsOnly } from './params.js';
@@ -57,16 +58,16 @@ const retryAfter = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } 
 /** What every route may answer with these statuses, unless the route has its own examples. */
 const sharedErrorExamples: Record<number, Examples> = {
   401: {
-    missing: E.error('No credential', 'Send an API key in the X-Api-Key header (or a Bearer token).'),
+    missing: E.error('No credential', missingCredentialMessage),
     invalid: E.error(
       'Credential not valid',
-      'The API key or token is not valid.',
+      refusedCredentialMessage,
       'Also for a revoked key and for the key of a deactivated user.',
     ),
   },
   413: { tooLarge: E.error('Body too large', 'The body may be at most 64 KiB.') },
   415: { notJson: E.error('Not JSON', 'The body must be JSON: send Content-Type: application/json.') },
-  429: { general: E.error('Rate limit', 'Too many requests: 60 per 60 s. Retry in 42 s.') },
+  429: { general: E.generalRateLimited },
   500: { internal: E.error('A bug on our side', 'Internal server error') },
   503: {
     unavailable: E.error('Database unavailable', 'The service is temporarily unavailable; retry later.'),

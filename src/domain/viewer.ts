@@ -72,7 +72,7 @@ export const missingCredentialMessage =
  * One message for every refusal (unknown, revoked, of a deactivated user, sent in the wrong
  * header), so that nobody learns whether a key exists; it lists what to check instead.
  */
-const refused =
+export const refusedCredentialMessage =
   "The API key or token is not valid. Check that it was copied whole, that it has not been revoked, that its user is still active, and that it is sent in the right header: an API key as X-Api-Key, a connected app's token as Authorization: Bearer <token>.";
 
 /** Compared in constant time: both sides are 32-byte digests. */
@@ -93,11 +93,11 @@ export async function authenticate(
   const credential = await collections.credentials.findOne({ secretHash: hashSecret(presented.secret) });
   const storedKind: CredentialKind = presented.kind === 'api_key' ? 'api_key' : 'connected_app';
   if (!credential || credential.revokedAt !== null || credential.kind !== storedKind) {
-    throw new DomainError('UNAUTHENTICATED', refused);
+    throw new DomainError('UNAUTHENTICATED', refusedCredentialMessage);
   }
   const user = await collections.users.findOne({ _id: credential.userId });
-  if (user?.status !== 'active') throw new DomainError('UNAUTHENTICATED', refused);
+  if (user?.status !== 'active') throw new DomainError('UNAUTHENTICATED', refusedCredentialMessage);
   const org = await collections.organisations.findOne({ _id: user.orgId });
-  if (!org) throw new DomainError('UNAUTHENTICATED', refused);
+  if (!org) throw new DomainError('UNAUTHENTICATED', refusedCredentialMessage);
   return { viewer: { user, org, via: credential.kind, credentialId: credential._id } };
 }

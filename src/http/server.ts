@@ -153,7 +153,7 @@ export function createHttpServer(
         if (refused) return sendJson(res, 400, { error: refused }, { connection: 'close' });
         if (!door)
           return sendJson(res, 404, {
-            error: `No such path: ${pathname}. The API is at /graphql and /external/v1 (see /external/v1/openapi.json).`,
+            error: `No such path: ${pathname}. The API is at /graphql and /external/v1; the home page at / lists every endpoint.`,
           });
         await door.handler(req, res, info);
       } catch (error) {

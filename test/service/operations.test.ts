@@ -33,7 +33,8 @@ describe('operational endpoints', () => {
     const res = await fetch(`${t.url}/nope`);
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({
-      error: 'No such path: /nope. The API is at /graphql and /external/v1 (see /external/v1/openapi.json).',
+      error:
+        'No such path: /nope. The API is at /graphql and /external/v1; the home page at / lists every endpoint.',
     });
   });
 
