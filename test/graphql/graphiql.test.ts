@@ -3,16 +3,15 @@
  * any CDN, its Docs list the schema before anything was typed, and with the demo data its first
  * tab runs as it opens (the demo admin's key is prefilled) and shows real meeting content.
  */
-import { existsSync } from 'node:fs';
 import { parse, validate } from 'graphql';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPersonas } from '../../seeds/index.js';
 import { API_KEY_PLACEHOLDER, graphiqlOptions } from '../../src/graphql/graphiql.js';
 import { schema } from '../../src/graphql/schema/index.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { testBrowser } from '../support/browser.js';
 
-const chromiumPath = '/usr/bin/chromium';
 const screenshotPath = '/tmp/graphiql.png';
 const adminKey = keyOf('account admin');
 const tabNames = ['RecentMeetings', 'MeetingPage', 'CreateWebhook', 'ContentReady'];
@@ -22,50 +21,19 @@ async function textOf(editor: Locator): Promise<string> {
   return ((await editor.locator('.view-lines').textContent()) ?? '').replace(/\u00a0/g, ' ');
 }
 
-async function openPage(url: string): Promise<{ page: Page; foreign: string[]; pageErrors: string[] }> {
-  if (!existsSync(chromiumPath))
-    throw new Error(
-      `Chromium is missing at ${chromiumPath}: this test drives GraphiQL in a real browser. ` +
-        'Install it with: bash scripts/ensure-chromium.sh (.ci/run does this).',
-    );
-  browser ??= await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  // A fresh context: empty localStorage, as on a developer's first visit.
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  const foreign: string[] = [];
-  const pageErrors: string[] = [];
-  page.on('request', (request) => {
-    if (!request.url().startsWith(`${url}/`) && !/^(blob|data):/.test(request.url()))
-      foreign.push(request.url());
-  });
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  return { page, foreign, pageErrors };
-}
-
 let t: TestApp;
-let browser: Browser | undefined;
+const browser = testBrowser();
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => {
-  await browser?.close();
+  await browser.close();
   await t?.close();
 });
 
 describe('GraphiQL with the demo data', () => {
   it('opens with the schema in Docs, no error, every example tab, and runs the first tab as it is', async () => {
-    const { page, foreign, pageErrors } = await openPage(t.url);
+    const { page, foreign, pageErrors, consoleErrors } = await browser.open(t.url);
     const introspection = page.waitForResponse(
       (res) => res.url() === `${t.url}/graphql` && (res.request().postData() ?? '').includes('__schema'),
     );
@@ -127,7 +95,7 @@ describe('GraphiQL with the demo data', () => {
 
     await page.screenshot({ path: screenshotPath });
     expect(foreign, 'GraphiQL must not load anything from outside the server').toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect([...pageErrors, ...consoleErrors]).toEqual([]);
   });
 
   it('has example tabs that all work for the demo admin', async () => {

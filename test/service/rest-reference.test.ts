@@ -3,57 +3,26 @@
  * follows the link to the reference and finds every endpoint of the route table there, rendered
  * from the OpenAPI document this server serves, with nothing loaded from outside the machine.
  */
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../rest-compat/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-
-const chromiumPath = '/usr/bin/chromium';
+import { testBrowser } from '../support/browser.js';
 
 let t: TestApp;
-let browser: Browser | undefined;
+const browser = testBrowser();
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => {
-  await browser?.close();
+  await browser.close();
   await t?.close();
 });
 
 describe('the REST reference page', () => {
   it('is linked from the home page and shows every endpoint of the route table', async () => {
-    if (!existsSync(chromiumPath))
-      throw new Error(
-        `Chromium is missing at ${chromiumPath}: this test drives the REST reference in a real browser. ` +
-          'Install it with: bash scripts/ensure-chromium.sh',
-      );
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const foreign: string[] = [];
-    const pageErrors: string[] = [];
-    page.on('request', (request) => {
-      const url = request.url();
-      if (!url.startsWith(`${t.url}/`) && !/^(blob|data):/.test(url)) foreign.push(url);
-    });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('response', (res) => {
-      if (res.status() >= 400) pageErrors.push(`${res.status()} ${res.url()}`);
-    });
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
+    const { page, foreign, pageErrors, consoleErrors } = await browser.open(t.url, {
+      width: 1400,
+      height: 900,
     });
 
     const home = await page.goto(`${t.url}/`);
@@ -86,6 +55,6 @@ describe('the REST reference page', () => {
       expect(parameters).toContain(param.name);
 
     expect(foreign, 'the reference must not load anything from outside the server').toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect([...pageErrors, ...consoleErrors]).toEqual([]);
   });
 });
