@@ -13,6 +13,7 @@ export const ErrorCode = {
   PathNotViable: 28,
   ConflictingUpdateOperators: 40,
   CursorNotFound: 43,
+  MaxTimeMSExpired: 50,
   NamespaceExists: 48,
   InvalidIdField: 53,
   CommandNotFound: 59,
@@ -22,9 +23,11 @@ export const ErrorCode = {
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
   OperationFailed: 96,
+  CommandNotSupported: 115,
   NotImplemented: 238,
   Location40324: 40324,
   Location40571: 40571,
+  BSONObjectTooLarge: 10334,
   DuplicateKey: 11000,
 } as const;
 

@@ -14,6 +14,8 @@ export interface CommandContext {
   engine: Engine;
   dbName: string;
   connection: ConnectionInfo;
+  /** `Date.now()` after which the command fails with MaxTimeMSExpired (from `maxTimeMS`). */
+  deadline?: number | undefined;
 }
 
 export type CommandHandler = (cmd: Document, ctx: CommandContext) => Document;
@@ -112,4 +114,33 @@ export function cursorBatchSize(cmd: Document): number | undefined {
   const cursor = optionalDocument(cmd, 'cursor');
   if (!cursor) return undefined;
   return nonNegative(cmd, 'cursor.batchSize', optionalInteger(cmd, 'batchSize', cursor));
+}
+
+/** mongod's upper bound for `maxTimeMS` (a 32-bit signed int of milliseconds). */
+const MAX_TIME_MS_LIMIT = 2_147_483_647;
+
+/** The command's `maxTimeMS` validated as mongod does (BadValue); 0 or absent means no limit. */
+export function maxTimeMS(cmd: Document): number | undefined {
+  const value = cmd.maxTimeMS;
+  if (value === undefined || value === null) return undefined;
+  const n = toNumber(value);
+  if (n === undefined) throw new CommandError(ErrorCode.BadValue, 'maxTimeMS must be a number');
+  if (!Number.isInteger(n)) throw new CommandError(ErrorCode.BadValue, 'maxTimeMS has non-integral value');
+  if (n < 0 || n > MAX_TIME_MS_LIMIT) {
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `${n} value for maxTimeMS is out of range [0, ${MAX_TIME_MS_LIMIT}]`,
+    );
+  }
+  return n === 0 ? undefined : n;
+}
+
+/**
+ * Fails the command once its `maxTimeMS` has passed. Commands run synchronously, so handlers call
+ * this between their steps (after matching, after a pipeline) rather than being interrupted.
+ */
+export function checkDeadline(ctx: CommandContext): void {
+  if (ctx.deadline !== undefined && Date.now() > ctx.deadline) {
+    throw new CommandError(ErrorCode.MaxTimeMSExpired, 'operation exceeded time limit');
+  }
 }

@@ -2,7 +2,8 @@
 import { CommandError, ErrorCode, toCommandError } from '../errors.js';
 import type { Document } from '../values.js';
 import { adminCommands } from './admin.js';
-import type { CommandContext, CommandHandler } from './context.js';
+import { type CommandContext, type CommandHandler, maxTimeMS } from './context.js';
+import { checkCommandFields } from './fields.js';
 import { handshakeCommands } from './handshake.js';
 import { readCommands } from './read.js';
 import { writeCommands } from './write.js';
@@ -32,13 +33,21 @@ export function executeCommand(body: Document, ctx: CommandContext): Document {
     if (!handler) {
       throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name}'`);
     }
-    if (body.autocommit === false || body.startTransaction === true) {
+    checkCommandFields(name, body);
+    // A standalone has no transactions nor retryable writes; drivers only send these to a
+    // replica set member (hello with setName) or mongos, so this reaches only foreign clients.
+    if (
+      body.txnNumber !== undefined ||
+      body.autocommit !== undefined ||
+      body.startTransaction !== undefined
+    ) {
       throw new CommandError(
         ErrorCode.IllegalOperation,
         'Transaction numbers are only allowed on a replica set member or mongos',
       );
     }
-    const reply = handler(body, ctx);
+    const limit = maxTimeMS(body);
+    const reply = handler(body, limit === undefined ? ctx : { ...ctx, deadline: Date.now() + limit });
     if (!('ok' in reply)) reply.ok = 1;
     return reply;
   } catch (err) {

@@ -15,6 +15,7 @@ import {
 } from '../values.js';
 import {
   type CommandHandler,
+  checkDeadline,
   collectionArg,
   cursorBatchSize,
   cursorReply,
@@ -46,6 +47,7 @@ const find: CommandHandler = (cmd, ctx) => {
   checkHint(coll, cmd.hint);
   const stopAfter = !parsedSort && limit > 0 ? skip + limit : undefined;
   const matches = sortMatches(matchDocuments(coll, filter, { limit: stopAfter, extras }), sort);
+  checkDeadline(ctx);
   const docs = matches.slice(skip, limit > 0 ? skip + limit : undefined).map((m) => m.doc);
   const batch = ctx.engine.cursors.open(`${ctx.dbName}.${name}`, docs, {
     batchSize,
@@ -70,6 +72,13 @@ const getMore: CommandHandler = (cmd, ctx) => {
   const collection = cmd.collection;
   if (typeof collection !== 'string') {
     throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'getMore.collection' is the wrong type");
+  }
+  if (cmd.maxTimeMS !== undefined) {
+    // Only tailable awaitData cursors take a getMore time limit, and the engine has none.
+    throw new CommandError(
+      ErrorCode.BadValue,
+      'cannot set maxTimeMS on getMore command for a non-awaitData cursor',
+    );
   }
   const batchSize = nonNegative(cmd, 'batchSize', optionalInteger(cmd, 'batchSize'));
   const batch = ctx.engine.cursors.getMore(cmd.getMore, `${ctx.dbName}.${collection}`, batchSize);
@@ -101,6 +110,7 @@ const count: CommandHandler = (cmd, ctx) => {
   let n: number;
   if (Object.keys(query).length === 0) n = coll.count;
   else n = matchDocuments(coll, query, { limit: limit > 0 ? skip + limit : undefined }).length;
+  checkDeadline(ctx);
   n = Math.max(0, n - skip);
   if (limit > 0) n = Math.min(n, limit);
   return { n };
@@ -122,6 +132,7 @@ const distinct: CommandHandler = (cmd, ctx) => {
       if (!seen.has(k)) seen.set(k, v);
     }
   }
+  checkDeadline(ctx);
   return { values: [...seen.values()].sort(compareValues) };
 };
 
@@ -187,6 +198,7 @@ const aggregate: CommandHandler = (cmd, ctx) => {
     } else if (coll) {
       input = [...coll.docs.values()];
     }
+    checkDeadline(ctx);
   } else if (target === 1) {
     ns = `${ctx.dbName}.$cmd.aggregate`;
   } else {
@@ -212,6 +224,7 @@ const aggregate: CommandHandler = (cmd, ctx) => {
     collectionResolver: resolverFor(ctx.engine, ctx.dbName),
     ...(variables ? { variables } : {}),
   });
+  checkDeadline(ctx);
   if (outTarget !== undefined) {
     writeOut(ctx.engine, ctx.dbName, outTarget, results);
     return cursorReply(ctx.engine.cursors.open(ns, [], {}), 'firstBatch');

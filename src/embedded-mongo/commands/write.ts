@@ -1,10 +1,11 @@
 // Write commands: insert, update, delete, findAndModify.
-import { ObjectId } from 'bson';
+import { BSON, ObjectId } from 'bson';
 import { CommandError, ErrorCode, failedToParse, toCommandError } from '../errors.js';
 import { compileProjection, type Match, matchDocuments, parseSort, sortMatches } from '../query.js';
 import type { Collection } from '../storage.js';
 import { applyUpdate, buildUpsertDocument, parseUpdate, validateStoredDocument } from '../update.js';
 import { cloneValue, type Document, idFirst, isPlainObject } from '../values.js';
+import { MAX_BSON_OBJECT_SIZE } from '../wire.js';
 import {
   type CommandHandler,
   collectionArg,
@@ -15,13 +16,30 @@ import {
   requiredArray,
 } from './context.js';
 
+/**
+ * A document about to be stored: valid for storage and within 16 MiB, else refused with mongod's
+ * BSONObjectTooLarge before anything is written (a larger document could never be read back).
+ */
+function storable(doc: Document, what: 'insert' | 'update'): Document {
+  validateStoredDocument(doc);
+  const size = BSON.calculateObjectSize(doc);
+  if (size > MAX_BSON_OBJECT_SIZE) {
+    throw new CommandError(
+      ErrorCode.BSONObjectTooLarge,
+      what === 'insert'
+        ? `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}`
+        : `Resulting document after update is larger than ${MAX_BSON_OBJECT_SIZE}`,
+    );
+  }
+  return doc;
+}
+
 function prepareInsert(raw: unknown): Document {
   if (!isPlainObject(raw))
     throw new CommandError(ErrorCode.TypeMismatch, 'document to insert must be an object');
   let doc = cloneValue(raw);
   doc = doc._id === undefined ? { _id: new ObjectId(), ...doc } : idFirst(doc);
-  validateStoredDocument(doc);
-  return doc;
+  return storable(doc, 'insert');
 }
 
 const insert: CommandHandler = (cmd, ctx) => {
@@ -93,8 +111,7 @@ const update: CommandHandler = (cmd, ctx) => {
       }
       if (matches.length === 0) {
         if (upsert) {
-          const doc = buildUpsertDocument(q, parsed, arrayFilters);
-          validateStoredDocument(doc);
+          const doc = storable(buildUpsertDocument(q, parsed, arrayFilters), 'update');
           db.ensureCollection(name).collection.insert(doc);
           n++;
           upserted.push({ index: i, _id: doc._id });
@@ -105,7 +122,7 @@ const update: CommandHandler = (cmd, ctx) => {
         const { doc, changed } = applyUpdate(match.doc, parsed, { arrayFilters, query: q });
         n++;
         if (changed) {
-          validateStoredDocument(doc);
+          storable(doc, 'update');
           coll!.replace(match.seq, doc);
           nModified++;
         }
@@ -185,7 +202,7 @@ const findAndModify: CommandHandler = (cmd, ctx) => {
   if (target) {
     const { doc, changed } = applyUpdate(target.doc, parsed, { arrayFilters, query });
     if (changed) {
-      validateStoredDocument(doc);
+      storable(doc, 'update');
       coll!.replace(target.seq, doc);
     }
     return {
@@ -194,8 +211,7 @@ const findAndModify: CommandHandler = (cmd, ctx) => {
     };
   }
   if (!upsert) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null };
-  const doc = buildUpsertDocument(query, parsed, arrayFilters);
-  validateStoredDocument(doc);
+  const doc = storable(buildUpsertDocument(query, parsed, arrayFilters), 'update');
   db.ensureCollection(name).collection.insert(doc);
   return {
     lastErrorObject: { n: 1, updatedExisting: false, upserted: doc._id },
