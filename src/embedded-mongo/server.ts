@@ -1,7 +1,13 @@
 // TCP server speaking the MongoDB wire protocol. Every connection gets its own framer; a malformed
 // message closes only that connection. Commands run synchronously against the shared Engine.
 import net from 'node:net';
-import { type CommandContext, type ConnectionInfo, executeCommand } from './commands/index.js';
+import {
+  type CommandContext,
+  type ConnectionInfo,
+  connectionClosed,
+  connectionOpened,
+  executeCommand,
+} from './commands/index.js';
 import { CommandError, ErrorCode } from './errors.js';
 import type { Engine } from './storage.js';
 import type { Document } from './values.js';
@@ -44,6 +50,8 @@ class Connection {
       remoteAddress: socket.remoteAddress,
       remotePort: socket.remotePort,
     };
+    connectionOpened(engine);
+    socket.once('close', () => connectionClosed(engine));
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', () => socket.destroy());

@@ -189,3 +189,83 @@ describe('transactions on a standalone', () => {
     expect(await c.countDocuments({ r: 2 })).toBe(1);
   });
 });
+
+describe('serverStatus', () => {
+  it('reports connections, opcounters, memory, uptime and version', async () => {
+    const before = await target.db.admin().command({ serverStatus: 1 });
+    await target.db.collection('items').find({ i: 1 }).toArray();
+    await target.db.collection('counted').insertMany([{ a: 1 }, { a: 2 }]);
+    const status = await target.db.admin().command({ serverStatus: 1 });
+    expect(status.connections.current).toBeGreaterThanOrEqual(1);
+    expect(status.connections.available).toBeGreaterThan(0);
+    expect(status.connections.totalCreated).toBeGreaterThanOrEqual(status.connections.current);
+    for (const op of ['insert', 'query', 'update', 'delete', 'getmore', 'command']) {
+      expect(Number(status.opcounters[op])).toBeGreaterThanOrEqual(0);
+    }
+    expect(Number(status.opcounters.insert) - Number(before.opcounters.insert)).toBeGreaterThanOrEqual(2);
+    expect(Number(status.opcounters.query)).toBeGreaterThan(Number(before.opcounters.query));
+    expect(Number(status.mem.resident)).toBeGreaterThan(0);
+    expect(Number(status.mem.virtual)).toBeGreaterThan(0);
+    expect(typeof status.version).toBe('string');
+    expect(Number(status.uptime)).toBeGreaterThanOrEqual(0);
+    expect(status.localTime).toBeInstanceOf(Date);
+  });
+});
+
+describe('refusals a standalone mongod makes too', () => {
+  it('$text without a text index: IndexNotFound (27)', async () => {
+    const err = await target.db
+      .collection('items')
+      .find({ $text: { $search: 'x' } })
+      .toArray()
+      .catch((e) => e);
+    expect(err.code).toBe(27);
+    expect(err.message).toContain('text index required for $text query');
+  });
+
+  it('a tailable cursor on a collection that is not capped: BadValue (2)', async () => {
+    const err = await refusal({ find: 'items', tailable: true });
+    expect(err?.code).toBe(2);
+  });
+
+  it('$changeStream needs a replica set (40573)', async () => {
+    const hello = await target.db.admin().command({ hello: 1 });
+    if (hello.setName !== undefined || hello.msg === 'isdbgrid') return; // not a standalone
+    const err = await refusal({ aggregate: 'items', pipeline: [{ $changeStream: {} }], cursor: {} });
+    expect(err?.code).toBe(40573);
+  });
+});
+
+describe('features the embedded engine does not offer are refused, never ignored', () => {
+  const NOT_IMPLEMENTED = 238;
+
+  it('collation other than simple, capped collections, validators, views, $merge, $text search', async () => {
+    if (!target.embedded) return; // a real mongod offers all of these
+    const db = target.db;
+    const refused = [
+      { find: 'items', filter: {}, collation: { locale: 'fr', strength: 1 } },
+      { update: 'items', updates: [{ q: {}, u: { $set: { a: 1 } }, collation: { locale: 'en' } }] },
+      { createIndexes: 'items', indexes: [{ key: { s: 1 }, name: 's_fr', collation: { locale: 'fr' } }] },
+      { create: 'capped', capped: true, size: 4096 },
+      { create: 'validated', validator: { $jsonSchema: { required: ['a'] } } },
+      { create: 'view', viewOn: 'items', pipeline: [] },
+      { aggregate: 'items', pipeline: [{ $merge: { into: 'merged' } }], cursor: {} },
+    ];
+    for (const command of refused) {
+      const err = await refusal(command);
+      expect(err?.code, JSON.stringify(command)).toBe(NOT_IMPLEMENTED);
+      expect(err?.codeName).toBe('NotImplemented');
+    }
+    const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+    expect(names).not.toEqual(expect.arrayContaining(['capped']));
+    expect(names.filter((n) => ['capped', 'validated', 'view', 'merged'].includes(n))).toEqual([]);
+    expect(await db.collection('items').countDocuments({ a: 1 })).toBe(0);
+
+    expect((await db.command({ find: 'items', filter: { i: 1 }, collation: { locale: 'simple' } })).ok).toBe(
+      1,
+    );
+    await db.collection('texts').createIndex({ s: 'text' });
+    const err = await refusal({ find: 'texts', filter: { $text: { $search: 'x' } } });
+    expect(err?.code).toBe(NOT_IMPLEMENTED);
+  });
+});

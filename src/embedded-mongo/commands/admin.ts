@@ -36,9 +36,6 @@ const ENVELOPE_FIELDS = new Set([
 
 const create: CommandHandler = (cmd, ctx) => {
   const name = collectionArg(cmd, ctx);
-  if (cmd.viewOn !== undefined) {
-    throw new CommandError(ErrorCode.NotImplemented, 'views are not supported by the embedded engine');
-  }
   const options: Document = {};
   for (const [key, value] of Object.entries(cmd)) {
     if (key !== 'create' && !ENVELOPE_FIELDS.has(key)) options[key] = value;

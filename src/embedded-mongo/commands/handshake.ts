@@ -5,6 +5,7 @@ import { CommandError, ErrorCode } from '../errors.js';
 import type { Document } from '../values.js';
 import { MAX_BSON_OBJECT_SIZE, MAX_MESSAGE_SIZE_BYTES } from '../wire.js';
 import type { CommandContext, CommandHandler } from './context.js';
+import { serverStatusSections } from './counters.js';
 
 export const SERVER_VERSION = '7.0.0';
 /** MongoDB 7.0. The mongodb 7 driver requires at least 9 (MongoDB 4.4). */
@@ -54,6 +55,7 @@ const hostInfo: CommandHandler = () => ({
 });
 
 const serverStatus: CommandHandler = (_cmd, ctx) => ({
+  ...serverStatusSections(ctx.engine),
   host: hostname(),
   version: SERVER_VERSION,
   process: 'embedded-mongo',

@@ -3,12 +3,15 @@ import { CommandError, ErrorCode, toCommandError } from '../errors.js';
 import type { Document } from '../values.js';
 import { adminCommands } from './admin.js';
 import { type CommandContext, type CommandHandler, maxTimeMS } from './context.js';
+import { countCommand } from './counters.js';
 import { checkCommandFields } from './fields.js';
 import { handshakeCommands } from './handshake.js';
 import { readCommands } from './read.js';
+import { refuseUnsupported, textSearchRefusal } from './unsupported.js';
 import { writeCommands } from './write.js';
 
 export type { CommandContext, CommandHandler, ConnectionInfo } from './context.js';
+export { connectionClosed, connectionOpened } from './counters.js';
 
 const COMMANDS = new Map<string, CommandHandler>(
   Object.entries({ ...handshakeCommands, ...readCommands, ...writeCommands, ...adminCommands }),
@@ -34,6 +37,7 @@ export function executeCommand(body: Document, ctx: CommandContext): Document {
       throw new CommandError(ErrorCode.CommandNotFound, `no such command: '${name}'`);
     }
     checkCommandFields(name, body);
+    refuseUnsupported(name, body);
     // A standalone has no transactions nor retryable writes; drivers only send these to a
     // replica set member (hello with setName) or mongos, so this reaches only foreign clients.
     if (
@@ -46,11 +50,16 @@ export function executeCommand(body: Document, ctx: CommandContext): Document {
         'Transaction numbers are only allowed on a replica set member or mongos',
       );
     }
+    countCommand(ctx.engine, name, body);
     const limit = maxTimeMS(body);
     const reply = handler(body, limit === undefined ? ctx : { ...ctx, deadline: Date.now() + limit });
     if (!('ok' in reply)) reply.ok = 1;
     return reply;
   } catch (err) {
+    // The matcher knows no $text: answer as mongod does for a collection it cannot search.
+    if (err instanceof Error && err.message.includes('unknown top level operator: $text')) {
+      return textSearchRefusal(ctx.engine, ctx.dbName, body[name ?? '']).toReply();
+    }
     return toCommandError(err).toReply();
   }
 }

@@ -216,9 +216,6 @@ const aggregate: CommandHandler = (cmd, ctx) => {
   for (const stage of stages) {
     const op = Object.keys(stage)[0]!;
     if (op === '$out') throw new CommandError(40601, '$out can only be the final stage in the pipeline');
-    if (op === '$merge') {
-      throw new CommandError(ErrorCode.NotImplemented, '$merge is not supported by the embedded engine');
-    }
   }
   const results = runPipeline(input, stages, {
     collectionResolver: resolverFor(ctx.engine, ctx.dbName),
