@@ -27,6 +27,12 @@ export const ErrorCode = {
   NotImplemented: 238,
   Location40324: 40324,
   Location40571: 40571,
+  /** IDL: a required command field is absent. */
+  Location40414: 40414,
+  /** IDL: a command field that is not in the command's definition. */
+  Location40415: 40415,
+  /** IDL: a `validator: { gte: 0 }` field is negative. */
+  Location51024: 51024,
   BSONObjectTooLarge: 10334,
   DuplicateKey: 11000,
 } as const;

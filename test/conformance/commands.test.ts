@@ -122,15 +122,41 @@ describe('unknown command fields (IDL parsing, code 40415)', () => {
   });
 });
 
+describe("refusals of mongod's command parser (IDL)", () => {
+  it('a missing required field: 40414', async () => {
+    const err = await refusal({ insert: 'items' });
+    expect(err?.code).toBe(40414);
+    expect(err?.message).toBe("BSON field 'insert.documents' is missing but a required field");
+  });
+
+  it('a negative skip or batchSize: 51024', async () => {
+    const skip = await refusal({ find: 'items', skip: -1 });
+    expect(skip?.code).toBe(51024);
+    expect(skip?.message).toBe("BSON field 'skip' value must be >= 0, actual value '-1'");
+    const batch = await refusal({ aggregate: 'items', pipeline: [], cursor: { batchSize: -1 } });
+    expect(batch?.code).toBe(51024);
+    expect(batch?.message).toBe("BSON field 'batchSize' value must be >= 0, actual value '-1'");
+  });
+});
+
 describe('maxTimeMS', () => {
-  it('must be a non-negative integer (BadValue)', async () => {
-    for (const maxTimeMS of [-1, 1.5, 'soon']) {
-      const err = await refusal({ find: 'items', filter: {}, maxTimeMS });
-      expect(err?.code).toBe(2);
-      expect(err?.message).toContain('maxTimeMS');
+  it('must be a non-negative integer', async () => {
+    // find answers BadValue (2); servers that parse aggregate's maxTimeMS by IDL answer 51024 for a
+    // negative value and TypeMismatch (14) for a string there.
+    for (const [maxTimeMS, codes] of [
+      [-1, [2, 51024]],
+      [1.5, [2]],
+      ['soon', [2, 14]],
+    ] as const) {
+      for (const command of [
+        { find: 'items', filter: {}, maxTimeMS },
+        { aggregate: 'items', pipeline: [], cursor: {}, maxTimeMS },
+      ]) {
+        const err = await refusal(command);
+        expect(codes, JSON.stringify(command)).toContain(err?.code);
+        expect(err?.message).toContain('maxTimeMS');
+      }
     }
-    const agg = await refusal({ aggregate: 'items', pipeline: [], cursor: {}, maxTimeMS: -5 });
-    expect(agg?.code).toBe(2);
   });
 
   it('0 means no limit', async () => {

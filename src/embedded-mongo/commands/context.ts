@@ -60,7 +60,7 @@ export function requiredArray(cmd: Document, field: string): unknown[] {
   const value = optionalArray(cmd, field);
   if (value === undefined) {
     throw new CommandError(
-      ErrorCode.FailedToParse,
+      ErrorCode.Location40414,
       `BSON field '${commandName(cmd)}.${field}' is missing but a required field`,
     );
   }
@@ -97,9 +97,10 @@ export function optionalBoolean(cmd: Document, field: string): boolean | undefin
 
 export function nonNegative(cmd: Document, field: string, value: number | undefined): number | undefined {
   if (value !== undefined && value < 0) {
+    // mongod's IDL validator names the field without its command or parent (`cursor.batchSize`).
     throw new CommandError(
-      ErrorCode.BadValue,
-      `BSON field '${commandName(cmd)}.${field}' value must be >= 0, actual value '${value}'`,
+      ErrorCode.Location51024,
+      `BSON field '${field.split('.').pop()}' value must be >= 0, actual value '${value}'`,
     );
   }
   return value;

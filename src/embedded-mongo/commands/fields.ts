@@ -1,11 +1,8 @@
 // The fields each command accepts, as mongod's IDL command definitions: a field not listed is
 // refused with 40415 ("BSON field 'find.projectoin' is an unknown field."), so a typo never
 // silently changes what a command does. Commands not listed here are not checked.
-import { CommandError } from '../errors.js';
+import { CommandError, ErrorCode } from '../errors.js';
 import { type Document, isPlainObject } from '../values.js';
-
-/** mongod's code for an unknown field in an IDL-parsed command (no name in error_codes.yml). */
-export const UNKNOWN_FIELD = 40415;
 
 /** Arguments every command accepts (mongod's generic_argument.idl): what drivers attach. */
 const GENERIC = [
@@ -152,7 +149,7 @@ const KNOWN = new Map<string, Set<string>>(
 function checkFields(doc: Document, known: Set<string>, path: string): void {
   for (const field of Object.keys(doc)) {
     if (!known.has(field)) {
-      throw new CommandError(UNKNOWN_FIELD, `BSON field '${path}.${field}' is an unknown field.`);
+      throw new CommandError(ErrorCode.Location40415, `BSON field '${path}.${field}' is an unknown field.`);
     }
   }
 }
