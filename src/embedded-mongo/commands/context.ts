@@ -95,7 +95,7 @@ export function optionalBoolean(cmd: Document, field: string): boolean | undefin
   throw wrongType(cmd, field, value, 'bool');
 }
 
-export function nonNegative(cmd: Document, field: string, value: number | undefined): number | undefined {
+export function nonNegative(_cmd: Document, field: string, value: number | undefined): number | undefined {
   if (value !== undefined && value < 0) {
     // mongod's IDL validator names the field without its command or parent (`cursor.batchSize`).
     throw new CommandError(
