@@ -295,3 +295,29 @@ describe('features the embedded engine does not offer are refused, never ignored
     expect(err?.code).toBe(NOT_IMPLEMENTED);
   });
 });
+
+describe('$collStats and $indexStats', () => {
+  it('$collStats counts the documents of the collection', async () => {
+    const c = target.db.collection('stats');
+    await c.insertMany([{ a: 1 }, { a: 2 }, { a: 3 }]);
+    const [stats] = await c.aggregate([{ $collStats: { count: {} } }]).toArray();
+    expect(stats).toMatchObject({ ns: `${target.db.databaseName}.stats`, count: 3 });
+    expect(stats!.localTime).toBeInstanceOf(Date);
+    const [storage] = await c.aggregate([{ $collStats: { storageStats: {} } }]).toArray();
+    expect(storage!.storageStats).toMatchObject({ count: 3, nindexes: 1 });
+  });
+
+  it('$indexStats lists every index with its key and access counter', async () => {
+    const c = target.db.collection('stats');
+    await c.createIndex({ a: 1 }, { name: 'a_1' });
+    const stats = await c.aggregate([{ $indexStats: {} }, { $sort: { name: 1 } }]).toArray();
+    expect(stats.map((s) => [s.name, s.key])).toEqual([
+      ['_id_', { _id: 1 }],
+      ['a_1', { a: 1 }],
+    ]);
+    for (const s of stats) {
+      expect(Number(s.accesses.ops)).toBeGreaterThanOrEqual(0);
+      expect(s.accesses.since).toBeInstanceOf(Date);
+    }
+  });
+});

@@ -25,6 +25,7 @@ import {
   optionalInteger,
   requiredArray,
 } from './context.js';
+import { statsStageInput } from './stats.js';
 
 const find: CommandHandler = (cmd, ctx) => {
   const name = collectionArg(cmd, ctx);
@@ -190,7 +191,11 @@ const aggregate: CommandHandler = (cmd, ctx) => {
     ns = `${ctx.dbName}.${name}`;
     const coll = ctx.engine.collection(ctx.dbName, name);
     const first = stages[0];
-    if (first && isPlainObject(first.$match)) {
+    const stats = statsStageInput(first, ctx.engine, ctx.dbName, name);
+    if (stats) {
+      input = stats;
+      stages = stages.slice(1);
+    } else if (first && isPlainObject(first.$match)) {
       input = matchDocuments(coll, first.$match, { extras: variables ? { variables } : {} }).map(
         (m) => m.doc,
       );
