@@ -38,6 +38,8 @@ describe('unknown command fields (IDL parsing, code 40415)', () => {
     });
     expect(update?.code).toBe(40415);
     expect(update?.message).toBe("BSON field 'update.updates.mutli' is an unknown field.");
+    const explained = await refusal({ explain: { find: 'items', filter: {}, projectoin: {} } });
+    expect(explained?.code).toBe(40415);
     const del = await refusal({ delete: 'items', deletes: [{ q: {}, limit: 0, justOne: true }] });
     expect(del?.code).toBe(40415);
     expect(await target.db.collection('items').countDocuments()).toBe(30);

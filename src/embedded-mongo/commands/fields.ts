@@ -118,6 +118,7 @@ const FIELDS: Record<string, string[]> = {
     'flags',
   ],
   renameCollection: ['to', 'dropTarget', 'stayTemp', 'collectionUUID'],
+  explain: ['verbosity'],
 };
 FIELDS.findandmodify = FIELDS.findAndModify!;
 FIELDS.deleteIndexes = FIELDS.dropIndexes!;
@@ -159,6 +160,11 @@ export function checkCommandFields(name: string, cmd: Document): void {
   const known = KNOWN.get(name);
   if (!known) return;
   checkFields(cmd, known, name);
+  // The explained command is parsed as if it ran.
+  if (name === 'explain' && isPlainObject(cmd.explain)) {
+    const inner = Object.keys(cmd.explain)[0];
+    if (inner !== undefined) checkCommandFields(inner, cmd.explain);
+  }
   const statements = STATEMENTS[name];
   if (!statements) return;
   const [array, fields] = statements;
