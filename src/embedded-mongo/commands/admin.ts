@@ -15,30 +15,13 @@ import {
   optionalDocument,
   requiredArray,
 } from './context.js';
-
-/** Fields the driver attaches to every command; they are not collection options. */
-const ENVELOPE_FIELDS = new Set([
-  '$db',
-  'lsid',
-  '$clusterTime',
-  '$readPreference',
-  'txnNumber',
-  'autocommit',
-  'startTransaction',
-  'writeConcern',
-  'readConcern',
-  'comment',
-  'maxTimeMS',
-  'apiVersion',
-  'apiStrict',
-  'apiDeprecationErrors',
-]);
+import { GENERIC_ARGUMENTS } from './fields.js';
 
 const create: CommandHandler = (cmd, ctx) => {
   const name = collectionArg(cmd, ctx);
   const options: Document = {};
   for (const [key, value] of Object.entries(cmd)) {
-    if (key !== 'create' && !ENVELOPE_FIELDS.has(key)) options[key] = value;
+    if (key !== 'create' && !GENERIC_ARGUMENTS.has(key)) options[key] = value;
   }
   ctx.engine.db(ctx.dbName).createCollection(name, options);
   return {};

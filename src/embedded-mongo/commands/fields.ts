@@ -5,7 +5,7 @@ import { CommandError, ErrorCode } from '../errors.js';
 import { type Document, isPlainObject } from '../values.js';
 
 /** Arguments every command accepts (mongod's generic_argument.idl): what drivers attach. */
-const GENERIC = [
+export const GENERIC_ARGUMENTS: ReadonlySet<string> = new Set([
   '$db',
   'lsid',
   'txnNumber',
@@ -25,7 +25,7 @@ const GENERIC = [
   'apiDeprecationErrors',
   'clientOperationKey',
   'mayBypassWriteBlocking',
-];
+]);
 
 const FIELDS: Record<string, string[]> = {
   find: [
@@ -144,7 +144,7 @@ const STATEMENTS: Record<string, [array: string, fields: Set<string>]> = {
 };
 
 const KNOWN = new Map<string, Set<string>>(
-  Object.entries(FIELDS).map(([name, fields]) => [name, new Set([name, ...GENERIC, ...fields])]),
+  Object.entries(FIELDS).map(([name, fields]) => [name, new Set([name, ...GENERIC_ARGUMENTS, ...fields])]),
 );
 
 function checkFields(doc: Document, known: Set<string>, path: string): void {
