@@ -78,6 +78,10 @@ describe('embedded engine with a data directory', () => {
     await db.collection('old-name').insertMany([{ n: 1 }, { n: 2 }]);
     await db.collection('old-name').createIndex({ n: 1 });
     await db.renameCollection('old-name', 'new-name');
+    // $out puts a new collection in place of the old one, whole.
+    await db.collection('team0').insertOne({ replaced: 'by $out' });
+    await people.aggregate([{ $match: { team: 0 } }, { $out: 'team0' }]).toArray();
+    await people.aggregate([{ $match: { team: 1 } }, { $out: 'team1' }]).toArray();
     await first.client.db('other').collection('c').insertOne({ x: 1 });
     await first.client.db('other').dropDatabase();
     const before = await snapshot(first.client, 'app');
@@ -85,7 +89,7 @@ describe('embedded engine with a data directory', () => {
 
     const second = await start(dir);
     expect(await snapshot(second.client, 'app')).toEqual(before);
-    expect(Object.keys(before).sort()).toEqual(['capped-ish', 'new-name', 'people']);
+    expect(Object.keys(before).sort()).toEqual(['capped-ish', 'new-name', 'people', 'team0', 'team1']);
     const dbs = await second.client.db('admin').admin().listDatabases({ nameOnly: true });
     expect(dbs.databases.map((d) => d.name)).not.toContain('other');
     // The unique index is rebuilt from the documents and still enforced.
