@@ -12,5 +12,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Services the tests start (in-process or `npm start`) keep the embedded engine in memory.
+    env: { EMBEDDED_MONGO_PATH: ':memory:' },
   },
 });

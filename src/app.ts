@@ -29,6 +29,8 @@ export interface App {
   database: Database;
   /** The MongoDB URI in use: the embedded engine's when MONGODB_URI was unset. */
   mongoUri: string;
+  /** Whether the demo personas' data is there: loaded at this start, or by an earlier one. */
+  demoLoaded: boolean;
   /** The delivery worker running inside the server (DELIVERY_WORKER=true), on its own connection. */
   worker: DeliveryWorker | undefined;
   /** The egress guard's check and the live feed, as resolvers get them. */
@@ -40,12 +42,15 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   let engine: EmbeddedMongo | undefined;
   let mongoUri = config.MONGODB_URI;
   if (!mongoUri) {
-    engine = await startEmbeddedMongo({ port: config.EMBEDDED_MONGO_PORT });
+    const path = config.EMBEDDED_MONGO_PATH;
+    engine = await startEmbeddedMongo({ port: config.EMBEDDED_MONGO_PORT, path });
     mongoUri = engine.uri;
-    logger.warn(
-      { mongoUri },
-      'MONGODB_URI is unset: using the embedded in-memory engine (data is lost on exit)',
-    );
+    if (path) logger.info({ mongoUri, path }, 'MONGODB_URI is unset: using the embedded engine');
+    else
+      logger.warn(
+        { mongoUri },
+        'MONGODB_URI is unset: using the embedded in-memory engine (data is lost on exit)',
+      );
   }
 
   const metrics = createMetrics();
@@ -58,8 +63,10 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
   );
 
+  // The embedded engine gets the demo data on its first start only: a restart on its data
+  // directory keeps what was ingested and changed since (the loader would set demo records back).
   const demoLoaded = config.SEED_DEMO ?? engine !== undefined;
-  if (demoLoaded) {
+  if (config.SEED_DEMO || (demoLoaded && (await isEmpty(database)))) {
     const counts = await loadDataset(database.collections, demoDataset());
     logger.info({ counts }, 'demo dataset loaded');
   }
@@ -125,6 +132,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     url,
     database,
     mongoUri,
+    demoLoaded,
     worker,
     services,
     async close() {
@@ -144,4 +152,10 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       await engine?.close();
     },
   };
+}
+
+async function isEmpty(database: Database): Promise<boolean> {
+  for (const collection of Object.values(database.collections))
+    if ((await collection.estimatedDocumentCount()) > 0) return false;
+  return true;
 }

@@ -64,7 +64,7 @@ export const variables = {
     default: '127.0.0.1',
   }),
   MONGODB_URI: variable({
-    description: 'MongoDB connection string; unset starts the embedded in-memory engine (not for production)',
+    description: 'MongoDB connection string; unset starts the embedded engine (not for production)',
     expects: 'a mongodb:// or mongodb+srv:// URI',
     schema: z
       .string()
@@ -91,8 +91,20 @@ export const variables = {
     schema: port,
     default: '0',
   }),
+  EMBEDDED_MONGO_PATH: variable({
+    description:
+      "directory where the embedded engine keeps its data when MONGODB_URI is unset; ':memory:' keeps it in memory only (lost on exit)",
+    expects: "a directory path, or ':memory:'",
+    // Undefined means in memory: the engine's own default.
+    schema: z
+      .string()
+      .min(1)
+      .transform((v) => (v === ':memory:' ? undefined : v)),
+    default: './data',
+  }),
   SEED_DEMO: variable({
-    description: 'load the demo dataset at start (default: true on the embedded engine, false otherwise)',
+    description:
+      'load the demo dataset at start (default: on the embedded engine, into an empty database only; false otherwise)',
     expects: 'true or false',
     schema: bool.optional(),
   }),

@@ -1,6 +1,7 @@
 /** Process entry: configuration, the app, a banner for people, graceful stop on SIGTERM/SIGINT. */
 // First: tracing patches http, graphql and mongodb before anything imports them (see telemetry.ts).
 import './telemetry-service.js';
+import path from 'node:path';
 import { demoPersonas } from '../seeds/index.js';
 import { type App, startApp } from './app.js';
 import { ConfigError, helpText, loadConfig } from './config.js';
@@ -34,13 +35,22 @@ try {
 const mongoUri = redactCredentials(app.mongoUri);
 logger.info({ url: app.url, mongoUri }, 'listening');
 
-const seeded = config.SEED_DEMO ?? !config.MONGODB_URI;
+const seeded = app.demoLoaded;
+const dataPath = config.EMBEDDED_MONGO_PATH;
+const data = config.MONGODB_URI
+  ? []
+  : [
+      dataPath
+        ? `  Data:          ${path.resolve(dataPath)}   (EMBEDDED_MONGO_PATH)`
+        : '  Data:          in memory only, lost on exit (EMBEDDED_MONGO_PATH=:memory:)',
+    ];
 const banner = [
   '',
   `  Home page:     ${app.url}/   (links, demo keys, errors)`,
   `  GraphiQL:      ${app.url}/graphql`,
   `  REST base URL: ${app.url}/external/v1`,
   `  MongoDB:       ${mongoUri}`,
+  ...data,
   ...(seeded
     ? ['', '  Demo personas (send the key as X-Api-Key; connected apps as Authorization: Bearer):'].concat(
         demoPersonas.map((p) => `    ${p.label.padEnd(28)} ${p.email.padEnd(28)} ${p.apiKey}`),

@@ -1,17 +1,20 @@
 /**
- * embedded-mongo — an in-process, in-memory MongoDB-compatible server.
+ * embedded-mongo — an in-process MongoDB-compatible server.
  *
  * It listens on a local TCP port and speaks the MongoDB wire protocol (OP_MSG, plus the legacy
  * OP_QUERY handshake), so the official `mongodb` driver connects to it exactly as it would to a
  * standalone `mongod`. Queries, projections, updates and aggregation pipelines are evaluated with
- * mingo; unique indexes are enforced; data lives only in memory and is lost on `close()`.
+ * mingo; unique indexes are enforced. Without `path` data lives only in memory and is lost on
+ * `close()`; with `path` it is also kept in an LMDB store there (persistence.ts): a write is
+ * acknowledged once it is on disk, and the next start on that path finds everything again.
  *
  * It exists for tests and local development where no MongoDB server can be installed.
- * Production needs a real MongoDB deployment: there is no persistence, no authentication, no
+ * Production needs a real MongoDB deployment: there is no authentication, no
  * replication/transactions, and only the commands the driver's CRUD/index/aggregate APIs use.
  *
  * This folder must not import anything from the rest of `src/`.
  */
+import { DurableStore } from './persistence.js';
 import { startServer } from './server.js';
 import { Engine } from './storage.js';
 
@@ -20,6 +23,8 @@ export interface EmbeddedMongoOptions {
   port?: number;
   /** Interface to bind; defaults to 127.0.0.1. */
   host?: string;
+  /** Directory of the durable store (created if missing); unset keeps everything in memory. */
+  path?: string | undefined;
 }
 
 export interface EmbeddedMongo {
@@ -27,17 +32,19 @@ export interface EmbeddedMongo {
   readonly uri: string;
   readonly host: string;
   readonly port: number;
-  /** Stops listening, drops open connections and discards all data. */
+  /** Stops listening and drops open connections; in memory, discards all data. */
   close(): Promise<void>;
 }
 
 export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
-  const engine = new Engine();
+  const store = options.path === undefined ? undefined : DurableStore.open(options.path);
+  const engine = new Engine(store);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
+    store?.load(engine);
     server = await startServer(engine, { host: options.host, port: options.port });
   } catch (err) {
-    engine.close();
+    await engine.close();
     throw err;
   }
   return {
@@ -46,7 +53,7 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
     port: server.port,
     async close() {
       await server.close();
-      engine.close();
+      await engine.close();
     },
   };
 }

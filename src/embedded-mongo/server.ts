@@ -1,5 +1,6 @@
 // TCP server speaking the MongoDB wire protocol. Every connection gets its own framer; a malformed
-// message closes only that connection. Commands run synchronously against the shared Engine.
+// message closes only that connection. Commands run synchronously against the shared Engine; with a
+// durable store, a reply waits until the command's changes are committed (replies keep their order).
 import net from 'node:net';
 import {
   type CommandContext,
@@ -40,6 +41,8 @@ class Connection {
   private readonly framer = new MessageFramer();
   private readonly info: ConnectionInfo;
   private nextRequestId = 1;
+  /** Replies still waiting for a commit; later replies queue behind them. */
+  private pending: Promise<void> | undefined;
 
   constructor(
     private readonly socket: net.Socket,
@@ -74,9 +77,51 @@ class Connection {
         this.socket.destroy();
         return;
       }
-      const reply = request.kind === 'msg' ? this.handleMsg(request) : this.handleQuery(request);
-      if (reply) this.socket.write(reply);
+      const failure = this.engine.failure;
+      const reply = failure
+        ? this.refuse(request, failure)
+        : request.kind === 'msg'
+          ? this.handleMsg(request)
+          : this.handleQuery(request);
+      this.send(request, reply, failure ? undefined : this.engine.commit());
     }
+  }
+
+  /** Writes the reply once the command's commit (if any) is durable; a failed commit replies its error. */
+  private send(request: Request, reply: Buffer | undefined, committed: Promise<void> | undefined): void {
+    if (!committed && !this.pending) {
+      if (reply) this.socket.write(reply);
+      return;
+    }
+    const previous = this.pending;
+    const done = (async () => {
+      await previous;
+      try {
+        await committed;
+        if (reply) this.socket.write(reply);
+      } catch (err) {
+        const failure = err instanceof Error ? err : new Error(String(err));
+        const refusal = this.refuse(request, failure);
+        if (refusal) this.socket.write(refusal);
+      }
+    })();
+    this.pending = done;
+    void done.then(() => {
+      if (this.pending === done) this.pending = undefined;
+    });
+  }
+
+  /** The error reply of a command whose changes could not be saved. */
+  private refuse(request: Request, failure: Error): Buffer | undefined {
+    const error = new CommandError(
+      ErrorCode.InternalError,
+      `the embedded engine could not save to disk and stopped accepting commands: ${failure.message}`,
+    ).toReply();
+    if (request.kind === 'msg') {
+      if (request.moreToCome) return undefined;
+      return serializeOpMsg(this.nextRequestId++, request.header.requestId, error);
+    }
+    return serializeOpReply(this.nextRequestId++, request.header.requestId, [error]);
   }
 
   private context(dbName: string): CommandContext {

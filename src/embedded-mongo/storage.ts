@@ -1,6 +1,7 @@
 // In-memory storage: engine → databases → collections → documents (+ index metadata and entries).
 // Stored documents are never mutated in place: updates build a new object and swap it in, so
-// cursors holding references keep a consistent snapshot of each document.
+// cursors holding references keep a consistent snapshot of each document. With a durable store
+// (persistence.ts), each collection notes its document changes until the store commits them.
 import { UUID } from 'bson';
 import { CursorManager } from './cursors.js';
 import { CommandError, DuplicateKeyError, ErrorCode } from './errors.js';
@@ -34,17 +35,23 @@ export function validateCollectionName(dbName: string, name: unknown): asserts n
 export class Collection {
   dbName: string;
   name: string;
-  readonly uuid = new UUID();
+  readonly uuid: UUID;
   readonly options: Document;
   /** Record id → document, in insertion (natural) order. */
   readonly docs = new Map<number, Document>();
   readonly indexes = new Map<string, Index>();
+  /**
+   * Set by a durable store once it holds this collection: record id → new document, or null when
+   * deleted, since its last commit. Undefined in memory, or while the store has not seen it yet.
+   */
+  unsaved: Map<number, Document | null> | undefined;
   private nextSeq = 1;
 
-  constructor(dbName: string, name: string, options: Document = {}) {
+  constructor(dbName: string, name: string, options: Document = {}, uuid = new UUID()) {
     this.dbName = dbName;
     this.name = name;
     this.options = options;
+    this.uuid = uuid;
     this.indexes.set(ID_INDEX_NAME, new Index({ v: 2, key: { _id: 1 }, name: ID_INDEX_NAME }));
   }
 
@@ -77,6 +84,20 @@ export class Collection {
 
   /** Inserts a document that already has an `_id`. Throws DuplicateKeyError on unique violations. */
   insert(doc: Document): number {
+    const seq = this.nextSeq;
+    this.store(seq, doc);
+    this.nextSeq++;
+    this.unsaved?.set(seq, doc);
+    return seq;
+  }
+
+  /** Puts back a document a durable store held under `seq` (reopening). */
+  restore(seq: number, doc: Document): void {
+    this.store(seq, doc);
+    this.nextSeq = Math.max(this.nextSeq, seq + 1);
+  }
+
+  private store(seq: number, doc: Document): void {
     const allKeys: IndexKey[][] = [];
     for (const index of this.indexes.values()) {
       const keys = index.keysFor(doc);
@@ -84,11 +105,9 @@ export class Collection {
       if (conflict) throw this.duplicateKey(index, conflict);
       allKeys.push(keys);
     }
-    const seq = this.nextSeq++;
     this.docs.set(seq, doc);
     let i = 0;
     for (const index of this.indexes.values()) index.add(seq, allKeys[i++]!);
-    return seq;
   }
 
   /** Replaces the document stored under `seq` keeping its natural-order position. */
@@ -109,6 +128,7 @@ export class Collection {
       index.add(seq, newKeys);
     }
     this.docs.set(seq, doc);
+    this.unsaved?.set(seq, doc);
   }
 
   delete(seq: number): void {
@@ -116,6 +136,7 @@ export class Collection {
     if (!old) return;
     for (const index of this.indexes.values()) index.remove(seq, index.keysFor(old));
     this.docs.delete(seq);
+    this.unsaved?.set(seq, null);
   }
 
   findIndex(nameOrKey: string | Document): Index | undefined {
@@ -201,6 +222,7 @@ export class Collection {
 
   /** Removes all documents (indexes stay defined). */
   truncate(): void {
+    for (const seq of this.docs.keys()) this.unsaved?.set(seq, null);
     this.docs.clear();
     for (const index of this.indexes.values()) index.clear();
   }
@@ -302,17 +324,42 @@ export class Database {
 
 const TTL_SWEEP_INTERVAL_MS = 60 * 1000;
 
+/** Where the engine's state is kept beyond memory (persistence.ts), committed after each command. */
+export interface Persistence {
+  /** Saves what changed since the last commit; undefined when nothing did. Rejects if not saved. */
+  commit(engine: Engine): Promise<void> | undefined;
+  /** Set once a commit failed: memory now holds what the disk does not, so nothing may go on. */
+  readonly failure: Error | undefined;
+  close(): Promise<void>;
+}
+
 export class Engine {
   readonly databases = new Map<string, Database>();
   readonly cursors = new CursorManager();
   readonly startedAt = new Date();
   private nextConnectionId = 1;
   private ttlTimer: NodeJS.Timeout | undefined;
+  private readonly persistence: Persistence | undefined;
 
-  constructor() {
+  constructor(persistence?: Persistence) {
+    this.persistence = persistence;
     // Like mongod's TTL monitor: expired documents are removed about once a minute.
-    this.ttlTimer = setInterval(() => this.expireTtlDocuments(new Date()), TTL_SWEEP_INTERVAL_MS);
+    this.ttlTimer = setInterval(() => {
+      this.expireTtlDocuments(new Date());
+      // A failed commit is kept as the store's failure, which every later command reports.
+      this.commit()?.catch(() => {});
+    }, TTL_SWEEP_INTERVAL_MS);
     this.ttlTimer.unref();
+  }
+
+  /** Makes the changes of the last command durable; undefined when there is nothing to wait for. */
+  commit(): Promise<void> | undefined {
+    return this.persistence?.commit(this);
+  }
+
+  /** Why this engine can no longer accept commands (its store failed to save), if it cannot. */
+  get failure(): Error | undefined {
+    return this.persistence?.failure;
   }
 
   /** Deletes documents whose TTL index date + expireAfterSeconds lies before `now`. */
@@ -366,9 +413,10 @@ export class Engine {
     return this.nextConnectionId++;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.ttlTimer) clearInterval(this.ttlTimer);
     this.ttlTimer = undefined;
     this.cursors.close();
+    await this.persistence?.close();
   }
 }

@@ -22,7 +22,13 @@ beforeAll(async () => {
       done();
     },
   });
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'debug', SEED_DEMO: 'true', DELIVERY_WORKER: 'false' });
+  const config = loadConfig({
+    PORT: '0',
+    LOG_LEVEL: 'debug',
+    SEED_DEMO: 'true',
+    DELIVERY_WORKER: 'false',
+    EMBEDDED_MONGO_PATH: ':memory:',
+  });
   app = await startApp(config, createLogger('debug', sink));
 });
 afterAll(() => app.close());

@@ -45,6 +45,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     PORT: '0',
     LOG_LEVEL: 'silent',
     SEED_DEMO: 'true',
+    // Each test app starts from the demo data and leaves nothing behind.
+    EMBEDDED_MONGO_PATH: ':memory:',
     RATE_LIMIT_GENERAL: '1000000',
     RATE_LIMIT_HEAVY: '1000000',
     ADMISSION_HEAVY_PER_CREDENTIAL: '1000',

@@ -13,14 +13,16 @@ export interface EngineProcess {
   stop(): void;
 }
 
-export async function startEngineProcess(): Promise<EngineProcess> {
+/** `path`: the engine keeps its data there (durable store) instead of in memory only. */
+export async function startEngineProcess(options: { path?: string } = {}): Promise<EngineProcess> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   const script = `import { startEmbeddedMongo } from './src/embedded-mongo/index.ts';
-    const engine = await startEmbeddedMongo();
+    const engine = await startEmbeddedMongo({ path: process.env.ENGINE_PATH || undefined });
     process.stdout.write(engine.uri + '\\n');
     process.stdin.on('end', () => process.exit(0)).resume();`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: root,
+    env: { ...process.env, ENGINE_PATH: options.path ?? '' },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const stop = () => {

@@ -1,0 +1,164 @@
+// The embedded engine with a data directory: what the driver was told is written is there after a
+// restart (close and reopen, or SIGKILL of the process hosting it), collections, indexes and all.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Long, MongoClient, ObjectId } from 'mongodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEngineProcess } from '../support/engine-process.js';
+
+const dirs: string[] = [];
+const opened: Array<{ close(): Promise<void> }> = [];
+
+function dataDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'embedded-mongo-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function start(dir: string): Promise<{ engine: EmbeddedMongo; client: MongoClient }> {
+  const engine = await startEmbeddedMongo({ path: dir });
+  opened.push(engine);
+  const client = await new MongoClient(engine.uri).connect();
+  opened.unshift(client);
+  return { engine, client };
+}
+
+afterEach(async () => {
+  for (const resource of opened.splice(0)) await resource.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function snapshot(client: MongoClient, dbName: string) {
+  const db = client.db(dbName);
+  const collections = await db.listCollections().toArray();
+  const result: Record<string, unknown> = {};
+  for (const info of collections.sort((a, b) => a.name.localeCompare(b.name))) {
+    result[info.name] = {
+      options: (info as { options?: unknown }).options,
+      uuid: (info as { info?: { uuid?: unknown } }).info?.uuid,
+      indexes: await db.collection(info.name).listIndexes().toArray(),
+      documents: await db.collection(info.name).find().toArray(),
+    };
+  }
+  return result;
+}
+
+describe('embedded engine with a data directory', () => {
+  it('finds every collection, index and document again after close and reopen', async () => {
+    const dir = dataDir();
+    const first = await start(dir);
+    const db = first.client.db('app');
+    await db.createCollection('capped-ish', { validator: { a: { $exists: true } } });
+    const people = db.collection('people');
+    await people.createIndex({ email: 1 }, { unique: true });
+    await people.createIndex(
+      { team: 1, age: -1 },
+      { name: 'team_age', partialFilterExpression: { age: { $gt: 0 } } },
+    );
+    await people.insertMany(
+      Array.from({ length: 50 }, (_, i) => ({
+        _id: new ObjectId(),
+        email: `p${i}@x.io`,
+        team: i % 3,
+        age: i,
+        big: Long.fromString('9007199254740993'),
+        when: new Date(1_700_000_000_000 + i),
+        tags: ['a', { b: i }],
+      })),
+    );
+    await people.updateMany({ team: 1 }, { $set: { moved: true }, $inc: { age: 100 } });
+    await people.deleteMany({ team: 2 });
+    await people.replaceOne({ email: 'p0@x.io' }, { email: 'p0@x.io', replaced: true });
+    const scratch = db.collection('scratch');
+    await scratch.insertOne({ gone: true });
+    await scratch.createIndex({ gone: 1 });
+    await scratch.drop();
+    await db.collection('old-name').insertMany([{ n: 1 }, { n: 2 }]);
+    await db.collection('old-name').createIndex({ n: 1 });
+    await db.renameCollection('old-name', 'new-name');
+    // $out puts a new collection in place of the old one, whole.
+    await db.collection('team0').insertOne({ replaced: 'by $out' });
+    await people.aggregate([{ $match: { team: 0 } }, { $out: 'team0' }]).toArray();
+    await people.aggregate([{ $match: { team: 1 } }, { $out: 'team1' }]).toArray();
+    await first.client.db('other').collection('c').insertOne({ x: 1 });
+    await first.client.db('other').dropDatabase();
+    const before = await snapshot(first.client, 'app');
+    for (const resource of opened.splice(0)) await resource.close();
+
+    const second = await start(dir);
+    expect(await snapshot(second.client, 'app')).toEqual(before);
+    expect(Object.keys(before).sort()).toEqual(['capped-ish', 'new-name', 'people', 'team0', 'team1']);
+    const dbs = await second.client.db('admin').admin().listDatabases({ nameOnly: true });
+    expect(dbs.databases.map((d) => d.name)).not.toContain('other');
+    // The unique index is rebuilt from the documents and still enforced.
+    await expect(
+      second.client.db('app').collection('people').insertOne({ email: 'p3@x.io' }),
+    ).rejects.toMatchObject({ code: 11000 });
+    // Natural order and new writes carry on after the restored records.
+    await second.client.db('app').collection('new-name').insertOne({ n: 3 });
+    const ns = await second.client.db('app').collection('new-name').find().toArray();
+    expect(ns.map((d) => d.n)).toEqual([1, 2, 3]);
+  });
+
+  it('refuses a second engine on a directory in use, with a message naming it', async () => {
+    const dir = dataDir();
+    await start(dir);
+    await expect(startEmbeddedMongo({ path: dir })).rejects.toThrow(/data directory .* is in use by process/);
+  });
+
+  it('keeps every acknowledged write when the hosting process is killed mid-burst', async () => {
+    const dir = dataDir();
+    const child = await startEngineProcess({ path: dir });
+    const client = await new MongoClient(child.uri, {
+      serverSelectionTimeoutMS: 2000,
+      maxPoolSize: 8,
+    }).connect();
+    const coll = client.db('crash').collection('items');
+    await coll.createIndex({ k: 1 }, { unique: true });
+    const acknowledged = new Map<number, number>(); // k → version acknowledged last
+    const payload = 'x'.repeat(2000);
+    let killed = false;
+    const writer = async (lane: number) => {
+      for (let i = 0; !killed; i++) {
+        const k = lane * 1_000_000 + i;
+        try {
+          await coll.insertOne({ k, version: 1, payload, check: k * 7 });
+          acknowledged.set(k, 1);
+          await coll.updateOne({ k }, { $set: { version: 2, check: k * 11 } });
+          acknowledged.set(k, 2);
+        } catch {
+          return;
+        }
+      }
+    };
+    const lanes = [0, 1, 2, 3].map(writer);
+    while (acknowledged.size < 200) await new Promise((r) => setTimeout(r, 5));
+    child.signal('SIGKILL');
+    killed = true;
+    await Promise.all(lanes);
+    await client.close(true);
+    await new Promise((resolve) =>
+      child.child.exitCode !== null || child.child.signalCode
+        ? resolve(undefined)
+        : child.child.once('exit', resolve),
+    );
+
+    const { client: reopened } = await start(dir);
+    const docs = await reopened.db('crash').collection('items').find().toArray();
+    const byK = new Map(docs.map((d) => [d.k as number, d]));
+    for (const [k, version] of acknowledged) {
+      const doc = byK.get(k);
+      expect(doc, `acknowledged k=${k}`).toBeDefined();
+      expect(doc!.version).toBeGreaterThanOrEqual(version);
+    }
+    // Nothing torn: each document is whole, in one of the states a write left it in.
+    for (const doc of docs) {
+      expect(doc.payload).toBe(payload);
+      expect(doc.check).toBe(doc.k * (doc.version === 1 ? 7 : 11));
+    }
+    const indexes = await reopened.db('crash').collection('items').listIndexes().toArray();
+    expect(indexes.map((i) => i.name)).toEqual(['_id_', 'k_1']);
+  });
+});
