@@ -106,7 +106,7 @@ function personasSection(personas: readonly DemoPersona[], base: string): Html {
   const app = personas.find((p) => p.kind === 'connected_app');
   const query = JSON.stringify({ query: '{ meetings(first: 3) { edges { node { recordingId title } } } }' });
   return html`<h2 id="demo">Demo personas</h2>
-<p>The demo dataset is loaded (on the embedded engine's first start). Each persona shows
+<p>The demo dataset is loaded. Each persona shows
 part of the access rules. Send a key as the <code>X-Api-Key</code> header; a connected app's token
 goes in <code>Authorization: Bearer</code>. GraphiQL opens with the account admin's key; to be
 another persona, put <code>{"X-Api-Key": "…"}</code> in its Headers tab.</p>
