@@ -18,6 +18,7 @@ import {
   type Document,
   isPlainObject,
   keyString,
+  toRegExp,
   typeName,
   typeOrder,
   valuesEqual,
@@ -169,6 +170,33 @@ const comparisonExpressionOperators = {
   $cmp: comparison((c) => Math.sign(c)),
 };
 
+/**
+ * A filter with each `$regex` string compiled by toRegExp (PCRE's inline options such as `(?i)`
+ * moved into the flags), which mingo would hand to `new RegExp` as is. Unchanged parts are shared.
+ */
+export function withPcreRegexes<T>(filter: T): T {
+  if (Array.isArray(filter)) {
+    const out = filter.map(withPcreRegexes);
+    return (out.some((v, i) => v !== filter[i]) ? out : filter) as T;
+  }
+  if (!isPlainObject(filter)) return filter;
+  let out: Document | undefined;
+  for (const [key, value] of Object.entries(filter)) {
+    const next = withPcreRegexes(value);
+    if (next !== value) {
+      out ??= { ...filter };
+      out[key] = next;
+    }
+  }
+  if (typeof filter.$regex === 'string' && /^\(\?[a-zA-Z]+\)/.test(filter.$regex)) {
+    const options = typeof filter.$options === 'string' ? filter.$options : '';
+    out ??= { ...filter };
+    out.$regex = toRegExp(filter.$regex, options);
+    delete out.$options;
+  }
+  return (out ?? filter) as T;
+}
+
 type PipelineStageFn = (coll: unknown, expr: unknown, options: Options) => { filter(f: Predicate): unknown };
 
 /** mongod's `$count` emits nothing for empty input; mingo emits `{ n: 0 }`. */
@@ -176,6 +204,9 @@ const $count: PipelineStageFn = (coll, expr, options) =>
   (pipelineOperators.$count as unknown as PipelineStageFn)(coll, expr, options).filter(
     (doc) => (doc as Document)[expr as string] !== 0,
   ) as never;
+
+const $match: PipelineStageFn = (coll, expr, options) =>
+  (pipelineOperators.$match as unknown as PipelineStageFn)(coll, withPcreRegexes(expr), options);
 
 /** `$sort` in BSON order (arrays by their smallest or largest element, as find sorts). */
 const $sort = (coll: { transform(f: (docs: Document[]) => unknown): unknown }, spec: unknown) =>
@@ -187,7 +218,7 @@ const CONTEXT = Context.init({
     ...expressionOperators,
     ...comparisonExpressionOperators,
   } as unknown as typeof expressionOperators,
-  pipeline: { ...pipelineOperators, $count, $sort } as unknown as typeof pipelineOperators,
+  pipeline: { ...pipelineOperators, $count, $match, $sort } as unknown as typeof pipelineOperators,
   projection: projectionOperators,
   query: { ...queryOperators, ...comparisonQueryOperators, $in, $nin } as unknown as typeof queryOperators,
   window: windowOperators,

@@ -2,16 +2,15 @@
 // single indexed field, sorting with mongod's BSON order, projection, pipelines.
 import { Aggregator } from 'mingo/aggregator';
 import { ProcessingMode } from 'mingo/core';
-import { Query } from 'mingo/query';
 import type { Options } from 'mingo/types';
-import { badValue, toCommandError } from './errors.js';
+import { toCommandError } from './errors.js';
 import { compileFilter } from './filter.js';
 import { type MingoExtras, mingoOptions } from './mingo.js';
 import type { Collection } from './storage.js';
+import { type Document, isPlainObject, keyString } from './values.js';
 
+export { compileProjection } from './projection.js';
 export { parseSort, sortMatches } from './sort.js';
-
-import { cloneValue, type Document, isPlainObject, keyString } from './values.js';
 
 function isIndexableScalar(v: unknown): boolean {
   switch (typeof v) {
@@ -140,40 +139,6 @@ export function matchDocuments(
     }
   }
   return out;
-}
-
-/**
- * Compiles a find-style projection into a per-document transform (documents are copied first).
- * Positional projections (`"arr.$": 1`) need the query, which is passed as `filter`.
- */
-export function compileProjection(
-  projection: unknown,
-  filter?: Document,
-  extras?: MingoExtras,
-): ((doc: Document) => Document) | undefined {
-  if (projection === undefined || projection === null) return undefined;
-  if (!isPlainObject(projection)) throw badValue('projection must be an object');
-  if (Object.keys(projection).length === 0) return undefined;
-  if (Object.keys(projection).some((k) => k.endsWith('.$'))) {
-    const query = new Query(filter ?? {}, mingoOptions(extras));
-    return (doc) => {
-      try {
-        return (query.find([cloneValue(doc)], projection).all()[0] as Document | undefined) ?? {};
-      } catch (err) {
-        throw toCommandError(err);
-      }
-    };
-  }
-  const aggregator = new Aggregator([{ $project: projection }], mingoOptions());
-  const transform = (doc: Document): Document => {
-    try {
-      return aggregator.run([cloneValue(doc)])[0] as Document;
-    } catch (err) {
-      throw toCommandError(err);
-    }
-  };
-  transform({}); // surface invalid projections at compile time
-  return transform;
 }
 
 /** Runs an aggregation pipeline with mingo. Input documents are cloned so stages cannot alter storage. */

@@ -54,8 +54,8 @@ const SAMPLE_TYPED = {
 };
 
 let counter = 0;
-async function collectionWith(docs: Document[]) {
-  const c = target.db.collection(`t_${counter++}`);
+async function collectionWith(docs: Array<{ _id: number | string } & Document>) {
+  const c = target.db.collection<{ _id: number | string; [key: string]: unknown }>(`t_${counter++}`);
   if (docs.length > 0) await c.insertMany(docs.map((d) => ({ ...d })));
   return c;
 }
