@@ -11,11 +11,12 @@ import * as windowOperators from 'mingo/operators/window';
 import type { Options } from 'mingo/types';
 import { flatten, resolve } from 'mingo/util';
 import { badValue } from './errors.js';
-import { toDouble } from './numbers.js';
+import { fromDouble, sumNumbers, toDouble } from './numbers.js';
 import { sortDocuments } from './sort.js';
 import {
   compareValues,
   type Document,
+  isNumeric,
   isPlainObject,
   keyString,
   toRegExp,
@@ -197,6 +198,76 @@ export function withPcreRegexes<T>(filter: T): T {
   return (out ?? filter) as T;
 }
 
+/** mingo's arithmetic only knows JS numbers: its operands are handed over as such. */
+function plainNumber(value: unknown): unknown {
+  return typeof value === 'object' && isNumeric(value) ? toDouble(value) : value;
+}
+
+const ARITHMETIC = {
+  $add: expressionOperators.$add,
+  $subtract: expressionOperators.$subtract,
+  $multiply: expressionOperators.$multiply,
+  $divide: expressionOperators.$divide,
+  $mod: expressionOperators.$mod,
+  $abs: expressionOperators.$abs,
+  $ceil: expressionOperators.$ceil,
+  $floor: expressionOperators.$floor,
+  $round: expressionOperators.$round,
+  $trunc: expressionOperators.$trunc,
+  $sqrt: expressionOperators.$sqrt,
+  $pow: expressionOperators.$pow,
+  $exp: expressionOperators.$exp,
+  $ln: expressionOperators.$ln,
+  $log: expressionOperators.$log,
+  $log10: expressionOperators.$log10,
+};
+
+const arithmeticExpressionOperators = Object.fromEntries(
+  Object.entries(ARITHMETIC).map(([name, operator]) => {
+    const original = operator as unknown as ExpressionFn;
+    const fn: ExpressionFn = (obj, expr, options) => {
+      if (!Array.isArray(expr))
+        return original(obj, { $literal: plainNumber(evalExpr(obj, expr, options)) }, options);
+      const args = evalExpr(obj, expr, options) as unknown[];
+      return original(
+        obj,
+        args.map((v) => ({ $literal: plainNumber(v) })),
+        options,
+      );
+    };
+    return [name, fn];
+  }),
+);
+
+type AccumulatorFn = (coll: Document[], expr: unknown, options: Options) => unknown;
+const pushed = accumulatorOperators.$push as unknown as AccumulatorFn;
+
+/** The extreme value of a group in BSON order, null and missing ignored. */
+function extreme(sign: 1 | -1): AccumulatorFn {
+  return (coll, expr, options) => {
+    let best: unknown = null;
+    for (const v of pushed(coll, expr, options) as unknown[]) {
+      if (v === null || v === undefined) continue;
+      if (best === null || compareValues(v, best) * sign > 0) best = v;
+    }
+    return best;
+  };
+}
+
+const numericAccumulators = {
+  $sum: ((coll, expr, options) =>
+    sumNumbers(
+      isNumeric(expr) ? coll.map(() => expr) : (pushed(coll, expr, options) as unknown[]),
+    )) as AccumulatorFn,
+  $avg: ((coll, expr, options) => {
+    const numbers = (pushed(coll, expr, options) as unknown[]).filter(isNumeric);
+    if (numbers.length === 0) return null;
+    return fromDouble(numbers.reduce((s: number, v) => s + (toDouble(v) as number), 0) / numbers.length);
+  }) as AccumulatorFn,
+  $min: extreme(-1),
+  $max: extreme(1),
+};
+
 type PipelineStageFn = (coll: unknown, expr: unknown, options: Options) => { filter(f: Predicate): unknown };
 
 /** mongod's `$count` emits nothing for empty input; mingo emits `{ n: 0 }`. */
@@ -213,9 +284,10 @@ const $sort = (coll: { transform(f: (docs: Document[]) => unknown): unknown }, s
   coll.transform((docs) => Lazy(sortDocuments(docs, spec)));
 
 const CONTEXT = Context.init({
-  accumulator: accumulatorOperators,
+  accumulator: { ...accumulatorOperators, ...numericAccumulators } as unknown as typeof accumulatorOperators,
   expression: {
     ...expressionOperators,
+    ...arithmeticExpressionOperators,
     ...comparisonExpressionOperators,
   } as unknown as typeof expressionOperators,
   pipeline: { ...pipelineOperators, $count, $match, $sort } as unknown as typeof pipelineOperators,

@@ -135,6 +135,13 @@ const RANK: Record<NumericKind, number> = { int: 0, long: 1, double: 2, decimal:
  * Int64, Int64 exact; an Int64 overflow has no result (mongod fails the update).
  */
 export function arithmetic(op: 'add' | 'multiply', a: unknown, b: unknown): unknown {
+  if (typeof a === 'number' && typeof b === 'number') {
+    // Fast path for plain numbers: exact as long as the result is a safe integer.
+    const r = op === 'add' ? a + b : a * b;
+    if (!isInt32Number(a) || !isInt32Number(b)) return fromDouble(r);
+    if (isInt32Number(r)) return r;
+    if (Number.isSafeInteger(r)) return Long.fromNumber(r);
+  }
   const ka = numericKind(a) as NumericKind;
   const kb = numericKind(b) as NumericKind;
   const kind = RANK[ka] >= RANK[kb] ? ka : kb;
@@ -163,5 +170,19 @@ export function zeroLike(value: unknown): unknown {
       return Decimal128.fromString('0');
     default:
       return 0;
+  }
+}
+
+/**
+ * `$sum` of the numbers among `values` (others are ignored, as mongod does), typed like repeated
+ * additions; when those have no result (Decimal128, Int64 overflow) the sum is a double.
+ */
+export function sumNumbers(values: unknown[]): unknown {
+  const numbers = values.filter((v) => numericKind(v) !== undefined);
+  try {
+    return numbers.reduce((total, v) => arithmetic('add', total, v), 0);
+  } catch (err) {
+    if (!(err instanceof ArithmeticError)) throw err;
+    return numbers.reduce((total: number, v) => total + (toDouble(v) as number), 0);
   }
 }

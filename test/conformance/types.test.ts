@@ -185,6 +185,31 @@ describe('comparison across numeric types', () => {
   });
 });
 
+describe('aggregation arithmetic', () => {
+  // https://www.mongodb.com/docs/manual/reference/operator/aggregation/sum/: "$sum ... of long values
+  // returns a long"; $avg returns a double.
+  it('computes with Int64 and Double operands; $sum of Int64 is an Int64', async () => {
+    const c = await collectionWith([
+      { _id: 1, l: Long.fromNumber(5), d: new Double(5) },
+      { _id: 2, l: Long.fromNumber(7), d: new Double(1) },
+    ]);
+    const added = await c
+      .aggregate([
+        { $sort: { _id: 1 } },
+        { $project: { _id: 0, r: { $add: ['$l', '$d', 1] }, a: { $abs: '$l' } } },
+      ])
+      .toArray();
+    expect(added).toEqual([
+      { r: 11, a: 5 },
+      { r: 9, a: 7 },
+    ]);
+    const [group] = await c
+      .aggregate([{ $group: { _id: null, s: { $sum: '$l' }, m: { $max: '$l' }, a: { $avg: '$d' } } }], RAW)
+      .toArray();
+    expect(typedDoc(group!)).toEqual({ s: 'long:12', m: 'long:7', a: 'double:3' });
+  });
+});
+
 describe('arithmetic keeps mongod types', () => {
   // https://www.mongodb.com/docs/manual/reference/operator/update/inc/ and /mul/: mixed numeric
   // types follow the multiplication type conversion rules (the wider type wins).
