@@ -2,7 +2,7 @@
 // indexes) and the query planner need it, and the planner in turn needs storage's collections.
 import { Query } from 'mingo/query';
 import { badValue, toCommandError } from './errors.js';
-import { type MingoExtras, mingoOptions } from './mingo.js';
+import { type MingoExtras, mingoOptions, withPcreRegexes } from './mingo.js';
 import { type Document, isPlainObject } from './values.js';
 
 export interface Matcher {
@@ -20,7 +20,7 @@ export function compileFilter(filter: unknown, extras?: MingoExtras): Matcher {
   }
   if (Object.keys(filter as Document).length === 0) return MATCH_ALL;
   try {
-    const query = new Query(filter as Document, mingoOptions(extras));
+    const query = new Query(withPcreRegexes(filter as Document), mingoOptions(extras));
     return {
       test: (doc) => {
         try {

@@ -1,6 +1,7 @@
 // mingo configured to answer as mongod does: its operators, with the few whose results differ
 // replaced, and the options every filter, projection, pipeline and update expression runs with.
-import { Context, ProcessingMode } from 'mingo/core';
+import { Context, evalExpr, ProcessingMode } from 'mingo/core';
+import { Lazy } from 'mingo/lazy';
 import * as accumulatorOperators from 'mingo/operators/accumulator';
 import * as expressionOperators from 'mingo/operators/expression';
 import * as pipelineOperators from 'mingo/operators/pipeline';
@@ -8,9 +9,21 @@ import * as projectionOperators from 'mingo/operators/projection';
 import * as queryOperators from 'mingo/operators/query';
 import * as windowOperators from 'mingo/operators/window';
 import type { Options } from 'mingo/types';
-import { resolve } from 'mingo/util';
+import { flatten, resolve } from 'mingo/util';
 import { badValue } from './errors.js';
-import { type Document, isPlainObject, keyString } from './values.js';
+import { fromDouble, sumNumbers, toDouble } from './numbers.js';
+import { sortDocuments } from './sort.js';
+import {
+  compareValues,
+  type Document,
+  isNumeric,
+  isPlainObject,
+  keyString,
+  toRegExp,
+  typeName,
+  typeOrder,
+  valuesEqual,
+} from './values.js';
 
 type Predicate = (obj: unknown) => boolean;
 type QueryOperatorFn = (selector: string, value: unknown, options: Options) => Predicate;
@@ -60,6 +73,201 @@ const $nin: QueryOperatorFn = (selector, value) => {
   return (obj) => !inner(obj);
 };
 
+// mingo compares with its own rules: numbers only with JS numbers, objects regardless of field
+// order, values of different types never. The comparison operators below use the engine's BSON
+// comparison instead (values.ts), so Int32, Int64, Double and Decimal128 compare by value.
+
+/** A query operator over the values at `selector` (array elements included, as mingo resolves them). */
+function fieldOperator(test: (lhs: unknown, value: unknown, depth: number) => boolean): QueryOperatorFn {
+  return (selector, value) => {
+    const depth = selector.split('.').length - 1;
+    return (obj) => test(resolve(obj as Document, selector, { unwrapArray: true }), value, depth);
+  };
+}
+
+function equals(lhs: unknown, value: unknown, depth: number): boolean {
+  if (valuesEqual(lhs, value)) return true;
+  if (!Array.isArray(lhs)) return false;
+  return lhs.some((v) => valuesEqual(v, value)) || flatten(lhs, depth).some((v) => valuesEqual(v, value));
+}
+
+/** `$lt` and friends: only values of the same BSON type bracket compare (mongod's type bracketing). */
+function ordered(accept: (c: number) => boolean) {
+  return (lhs: unknown, value: unknown): boolean => {
+    const order = typeOrder(value);
+    const candidates = Array.isArray(lhs) ? (Array.isArray(value) ? [lhs, ...lhs] : lhs) : [lhs];
+    return candidates.some((v) => typeOrder(v) === order && accept(compareValues(v, value)));
+  };
+}
+
+const TYPE_CODES: Record<number, string> = {
+  1: 'double',
+  2: 'string',
+  3: 'object',
+  4: 'array',
+  5: 'bindata',
+  6: 'undefined',
+  7: 'objectid',
+  8: 'bool',
+  9: 'date',
+  10: 'null',
+  11: 'regex',
+  13: 'javascript',
+  14: 'symbol',
+  16: 'int',
+  17: 'timestamp',
+  18: 'long',
+  19: 'decimal',
+  [-1]: 'minkey',
+  127: 'maxkey',
+};
+const NUMBER_TYPES = new Set(['int', 'long', 'double', 'decimal']);
+
+function hasType(value: unknown, alias: unknown): boolean {
+  const code = toDouble(alias);
+  const wanted =
+    code !== undefined ? TYPE_CODES[code] : typeof alias === 'string' ? alias.toLowerCase() : undefined;
+  if (wanted === undefined) throw badValue(`Unknown type name alias: ${String(alias)}`);
+  const actual = typeName(value).toLowerCase();
+  return actual === wanted || (wanted === 'number' && NUMBER_TYPES.has(actual));
+}
+
+/** `$type`: the value or, for an array, the array itself or any of its elements. */
+function typeMatches(lhs: unknown, value: unknown): boolean {
+  const aliases = Array.isArray(value) ? value : [value];
+  const candidates = Array.isArray(lhs) ? [lhs, ...lhs] : [lhs];
+  return candidates.some((v) => v !== undefined && aliases.some((a) => hasType(v, a)));
+}
+
+const comparisonQueryOperators = {
+  $eq: fieldOperator(equals),
+  $ne: fieldOperator((lhs, value, depth) => !equals(lhs, value, depth)),
+  $gt: fieldOperator(ordered((c) => c > 0)),
+  $gte: fieldOperator(ordered((c) => c >= 0)),
+  $lt: fieldOperator(ordered((c) => c < 0)),
+  $lte: fieldOperator(ordered((c) => c <= 0)),
+  $type: fieldOperator(typeMatches),
+};
+
+type ExpressionFn = (obj: unknown, expr: unknown, options: Options) => unknown;
+
+/** Aggregation comparisons: every value compares with every other in BSON order. */
+function comparison(result: (c: number) => unknown): ExpressionFn {
+  return (obj, expr, options) => {
+    if (!Array.isArray(expr) || expr.length !== 2)
+      throw badValue('comparison expects an array of 2 arguments');
+    const [a, b] = evalExpr(obj, expr, options) as unknown[];
+    return result(compareValues(a, b));
+  };
+}
+
+const comparisonExpressionOperators = {
+  $eq: comparison((c) => c === 0),
+  $ne: comparison((c) => c !== 0),
+  $gt: comparison((c) => c > 0),
+  $gte: comparison((c) => c >= 0),
+  $lt: comparison((c) => c < 0),
+  $lte: comparison((c) => c <= 0),
+  $cmp: comparison((c) => Math.sign(c)),
+};
+
+/**
+ * A filter with each `$regex` string compiled by toRegExp (PCRE's inline options such as `(?i)`
+ * moved into the flags), which mingo would hand to `new RegExp` as is. Unchanged parts are shared.
+ */
+export function withPcreRegexes<T>(filter: T): T {
+  if (Array.isArray(filter)) {
+    const out = filter.map(withPcreRegexes);
+    return (out.some((v, i) => v !== filter[i]) ? out : filter) as T;
+  }
+  if (!isPlainObject(filter)) return filter;
+  let out: Document | undefined;
+  for (const [key, value] of Object.entries(filter)) {
+    const next = withPcreRegexes(value);
+    if (next !== value) {
+      out ??= { ...filter };
+      out[key] = next;
+    }
+  }
+  if (typeof filter.$regex === 'string' && /^\(\?[a-zA-Z]+\)/.test(filter.$regex)) {
+    const options = typeof filter.$options === 'string' ? filter.$options : '';
+    out ??= { ...filter };
+    out.$regex = toRegExp(filter.$regex, options);
+    delete out.$options;
+  }
+  return (out ?? filter) as T;
+}
+
+/** mingo's arithmetic only knows JS numbers: its operands are handed over as such. */
+function plainNumber(value: unknown): unknown {
+  return typeof value === 'object' && isNumeric(value) ? toDouble(value) : value;
+}
+
+const ARITHMETIC = {
+  $add: expressionOperators.$add,
+  $subtract: expressionOperators.$subtract,
+  $multiply: expressionOperators.$multiply,
+  $divide: expressionOperators.$divide,
+  $mod: expressionOperators.$mod,
+  $abs: expressionOperators.$abs,
+  $ceil: expressionOperators.$ceil,
+  $floor: expressionOperators.$floor,
+  $round: expressionOperators.$round,
+  $trunc: expressionOperators.$trunc,
+  $sqrt: expressionOperators.$sqrt,
+  $pow: expressionOperators.$pow,
+  $exp: expressionOperators.$exp,
+  $ln: expressionOperators.$ln,
+  $log: expressionOperators.$log,
+  $log10: expressionOperators.$log10,
+};
+
+const arithmeticExpressionOperators = Object.fromEntries(
+  Object.entries(ARITHMETIC).map(([name, operator]) => {
+    const original = operator as unknown as ExpressionFn;
+    const fn: ExpressionFn = (obj, expr, options) => {
+      if (!Array.isArray(expr))
+        return original(obj, { $literal: plainNumber(evalExpr(obj, expr, options)) }, options);
+      const args = evalExpr(obj, expr, options) as unknown[];
+      return original(
+        obj,
+        args.map((v) => ({ $literal: plainNumber(v) })),
+        options,
+      );
+    };
+    return [name, fn];
+  }),
+);
+
+type AccumulatorFn = (coll: Document[], expr: unknown, options: Options) => unknown;
+const pushed = accumulatorOperators.$push as unknown as AccumulatorFn;
+
+/** The extreme value of a group in BSON order, null and missing ignored. */
+function extreme(sign: 1 | -1): AccumulatorFn {
+  return (coll, expr, options) => {
+    let best: unknown = null;
+    for (const v of pushed(coll, expr, options) as unknown[]) {
+      if (v === null || v === undefined) continue;
+      if (best === null || compareValues(v, best) * sign > 0) best = v;
+    }
+    return best;
+  };
+}
+
+const numericAccumulators = {
+  $sum: ((coll, expr, options) =>
+    sumNumbers(
+      isNumeric(expr) ? coll.map(() => expr) : (pushed(coll, expr, options) as unknown[]),
+    )) as AccumulatorFn,
+  $avg: ((coll, expr, options) => {
+    const numbers = (pushed(coll, expr, options) as unknown[]).filter(isNumeric);
+    if (numbers.length === 0) return null;
+    return fromDouble(numbers.reduce((s: number, v) => s + (toDouble(v) as number), 0) / numbers.length);
+  }) as AccumulatorFn,
+  $min: extreme(-1),
+  $max: extreme(1),
+};
+
 type PipelineStageFn = (coll: unknown, expr: unknown, options: Options) => { filter(f: Predicate): unknown };
 
 /** mongod's `$count` emits nothing for empty input; mingo emits `{ n: 0 }`. */
@@ -68,12 +276,23 @@ const $count: PipelineStageFn = (coll, expr, options) =>
     (doc) => (doc as Document)[expr as string] !== 0,
   ) as never;
 
+const $match: PipelineStageFn = (coll, expr, options) =>
+  (pipelineOperators.$match as unknown as PipelineStageFn)(coll, withPcreRegexes(expr), options);
+
+/** `$sort` in BSON order (arrays by their smallest or largest element, as find sorts). */
+const $sort = (coll: { transform(f: (docs: Document[]) => unknown): unknown }, spec: unknown) =>
+  coll.transform((docs) => Lazy(sortDocuments(docs, spec)));
+
 const CONTEXT = Context.init({
-  accumulator: accumulatorOperators,
-  expression: expressionOperators,
-  pipeline: { ...pipelineOperators, $count } as unknown as typeof pipelineOperators,
+  accumulator: { ...accumulatorOperators, ...numericAccumulators } as unknown as typeof accumulatorOperators,
+  expression: {
+    ...expressionOperators,
+    ...arithmeticExpressionOperators,
+    ...comparisonExpressionOperators,
+  } as unknown as typeof expressionOperators,
+  pipeline: { ...pipelineOperators, $count, $match, $sort } as unknown as typeof pipelineOperators,
   projection: projectionOperators,
-  query: { ...queryOperators, $in, $nin } as unknown as typeof queryOperators,
+  query: { ...queryOperators, ...comparisonQueryOperators, $in, $nin } as unknown as typeof queryOperators,
   window: windowOperators,
 });
 

@@ -4,10 +4,13 @@ import { ObjectId } from 'bson';
 import { update as mingoUpdate } from 'mingo/updater';
 import { badValue, CommandError, ErrorCode, failedToParse, toCommandError, typeMismatch } from './errors.js';
 import { mingoOptions } from './mingo.js';
+import { ArithmeticError, arithmetic, zeroLike } from './numbers.js';
 import { runPipeline } from './query.js';
 import {
   cloneValue,
+  compareValues,
   type Document,
+  exactKey,
   formatValue,
   getPath,
   idFirst,
@@ -195,6 +198,51 @@ function fixAddToSet(doc: Document, ops: Document): Document {
   return changed ? { ...ops, $addToSet: changed } : ops;
 }
 
+/**
+ * `$inc`, `$mul`, `$min` and `$max` on plain paths, computed here with mongod's numeric types and
+ * BSON order (numbers.ts, values.ts) and handed to mingo as `$set`; mingo's own versions only know
+ * JS numbers. Positional paths are left to mingo.
+ */
+function computeNumericOperators(doc: Document, ops: Document): Document {
+  const idText = formatValue({ _id: doc._id });
+  let out = ops;
+  for (const op of ['$inc', '$mul', '$min', '$max']) {
+    const fields = ops[op] as Document | undefined;
+    if (!fields) continue;
+    const rest: Document = {};
+    const set: Document = { ...((out.$set as Document | undefined) ?? {}) };
+    for (const [path, arg] of Object.entries(fields)) {
+      if (path.includes('$') || Object.hasOwn(set, path)) {
+        rest[path] = arg;
+        continue;
+      }
+      const current = getPath(doc, path);
+      if (op === '$min' || op === '$max') {
+        const c = current === undefined ? 0 : compareValues(arg, current);
+        if (current === undefined || (op === '$min' ? c < 0 : c > 0)) set[path] = cloneValue(arg);
+        continue;
+      }
+      if (current === undefined) {
+        set[path] = op === '$inc' ? arg : zeroLike(arg);
+        continue;
+      }
+      try {
+        set[path] = arithmetic(op === '$inc' ? 'add' : 'multiply', current, arg);
+      } catch (err) {
+        if (!(err instanceof ArithmeticError)) throw err;
+        throw badValue(
+          `Failed to apply ${op} operations to current value (${formatValue(current)}) for document ${idText}: ${err.message}`,
+        );
+      }
+    }
+    out = { ...out, $set: set };
+    if (Object.keys(rest).length > 0) out[op] = rest;
+    else delete out[op];
+  }
+  if (out.$set && Object.keys(out.$set as Document).length === 0) delete out.$set;
+  return out;
+}
+
 export interface ApplyOptions {
   arrayFilters?: Document[] | undefined;
   /** The update's query, needed for the positional `$` operator. */
@@ -276,8 +324,9 @@ export function applyUpdate(
     }
   } else {
     next = cloneValue(original);
-    const ops = fixAddToSet(next, prepareOperators(next, parsed.ops, options.isInsert === true));
+    let ops = fixAddToSet(next, prepareOperators(next, parsed.ops, options.isInsert === true));
     validateOperators(next, ops);
+    ops = computeNumericOperators(next, ops);
     if (Object.keys(ops).length > 0) {
       try {
         const condition = hasPositional(ops) && options.query ? options.query : {};
@@ -298,7 +347,7 @@ export function applyUpdate(
     }
   }
   next = idFirst(next);
-  return { doc: next, changed: keyString(next) !== keyString(original) };
+  return { doc: next, changed: exactKey(next) !== exactKey(original) };
 }
 
 /** Equality fields of a query copied into the document an upsert inserts. */

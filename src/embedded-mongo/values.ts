@@ -1,10 +1,15 @@
 // Helpers for BSON values as they appear after `BSON.deserialize`: plain objects, arrays, JS primitives,
 // Date, RegExp and the `bson` classes (ObjectId, Long, Decimal128, Binary, Timestamp, ...).
 
+import { compareNumbers, numberKey, numericKind } from './numbers.js';
+
 export type Document = Record<string, unknown>;
 
 /** Marker for a missing field (distinct from `null`). */
 export const MISSING: unique symbol = Symbol('missing');
+
+/** The sort key of an empty array: BSON undefined, after MinKey and before null. */
+export const EMPTY_ARRAY: unique symbol = Symbol('empty array');
 
 export function isPlainObject(value: unknown): value is Document {
   if (value === null || typeof value !== 'object') return false;
@@ -46,26 +51,9 @@ export function idFirst(doc: Document): Document {
   return out;
 }
 
-function asNumber(value: unknown): number | undefined {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'bigint') return Number(value);
-  if (value !== null && typeof value === 'object') {
-    switch (bsonTypeOf(value)) {
-      case 'Long':
-        return (value as { toNumber(): number }).toNumber();
-      case 'Int32':
-      case 'Double':
-        return (value as { valueOf(): number }).valueOf();
-      case 'Decimal128':
-        return Number.parseFloat(String(value));
-    }
-  }
-  return undefined;
-}
-
 /** True for values MongoDB treats as numbers (JS numbers and the numeric BSON wrappers). */
 export function isNumeric(value: unknown): boolean {
-  return asNumber(value) !== undefined;
+  return numericKind(value) !== undefined;
 }
 
 /**
@@ -73,16 +61,27 @@ export function isNumeric(value: unknown): boolean {
  * compare equal by value, objects are key-order sensitive, missing/undefined is treated as null.
  */
 export function keyString(value: unknown): string {
+  return canonicalKey(value, false);
+}
+
+/**
+ * Like keyString, but numbers of different BSON types differ: whether an update changed a document
+ * (mongod compares the stored bytes, so 5 → 5.0 is a change).
+ */
+export function exactKey(value: unknown): string {
+  return canonicalKey(value, true);
+}
+
+function canonicalKey(value: unknown, typed: boolean): string {
   if (value === null || value === undefined || value === MISSING) return 'z';
   switch (typeof value) {
     case 'number':
-      return value === 0 ? 'n0' : `n${value}`;
+    case 'bigint':
+      return typed ? `${numericKind(value)}:${numberKey(value)}` : numberKey(value);
     case 'string':
       return `s${JSON.stringify(value)}`;
     case 'boolean':
       return value ? 't' : 'f';
-    case 'bigint':
-      return `n${value}`;
     case 'object':
       break;
     default:
@@ -92,7 +91,7 @@ export function keyString(value: unknown): string {
     let out = '[';
     for (let i = 0; i < value.length; i++) {
       if (i > 0) out += ',';
-      out += keyString(value[i]);
+      out += canonicalKey(value[i], typed);
     }
     return `${out}]`;
   }
@@ -107,22 +106,18 @@ export function keyString(value: unknown): string {
       if (obj[key] === undefined) continue;
       if (!first) out += ',';
       first = false;
-      out += `${JSON.stringify(key)}:${keyString(obj[key])}`;
+      out += `${JSON.stringify(key)}:${canonicalKey(obj[key], typed)}`;
     }
     return `${out}}`;
   }
   switch (tag) {
     case 'ObjectId':
       return `o${(value as { toHexString(): string }).toHexString()}`;
-    case 'Long': {
-      const long = value as { toNumber(): number; toString(): string };
-      const n = long.toNumber();
-      return Number.isSafeInteger(n) ? keyString(n) : `n${long.toString()}`;
-    }
+    case 'Long':
     case 'Int32':
     case 'Double':
     case 'Decimal128':
-      return keyString(asNumber(value));
+      return typed ? `${numericKind(value)}:${numberKey(value)}` : numberKey(value);
     case 'Binary': {
       const bin = value as { sub_type: number; toString(enc: 'base64'): string };
       return `x${bin.sub_type}:${bin.toString('base64')}`;
@@ -148,6 +143,7 @@ export function keyString(value: unknown): string {
 
 /** MongoDB's canonical BSON type ordering used for sorting mixed types. */
 export function typeOrder(value: unknown): number {
+  if (value === EMPTY_ARRAY) return 1.5;
   if (value === undefined || value === null || value === MISSING) return 2;
   switch (typeof value) {
     case 'number':
@@ -200,20 +196,12 @@ export function compareValues(a: unknown, b: unknown): number {
   if (ta !== tb) return ta < tb ? -1 : 1;
   switch (ta) {
     case 1:
+    case 1.5:
     case 2:
     case 13:
       return 0;
-    case 3: {
-      const la = a as { _bsontype?: string; compare?(o: unknown): number };
-      if (la?._bsontype === 'Long' && (b as { _bsontype?: string })?._bsontype === 'Long') {
-        return la.compare!(b);
-      }
-      const na = asNumber(a) as number;
-      const nb = asNumber(b) as number;
-      if (Number.isNaN(na)) return Number.isNaN(nb) ? 0 : -1;
-      if (Number.isNaN(nb)) return 1;
-      return cmp(na, nb);
-    }
+    case 3:
+      return compareNumbers(a, b);
     case 4:
       return cmp(String(a), String(b));
     case 5: {
@@ -327,7 +315,8 @@ export function typeName(value: unknown): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'number':
-      return Number.isInteger(value) && Math.abs(value) <= 0x7fffffff ? 'int' : 'double';
+    case 'bigint':
+      return numericKind(value) as string;
     case 'string':
       return 'string';
     case 'boolean':
@@ -343,13 +332,10 @@ export function typeName(value: unknown): string {
     case 'ObjectId':
       return 'objectId';
     case 'Long':
-      return 'long';
     case 'Int32':
-      return 'int';
     case 'Double':
-      return 'double';
     case 'Decimal128':
-      return 'decimal';
+      return numericKind(value) as string;
     case 'Binary':
       return 'binData';
     case 'Timestamp':
@@ -440,4 +426,19 @@ export function setPath(doc: Document, path: string, value: unknown): void {
     }
   }
   current[parts[parts.length - 1]!] = value;
+}
+
+/**
+ * A JS RegExp for a BSON regex (pattern and option letters). PCRE accepts option letters inline at
+ * the start of a pattern, `(?i)abc`; JS does not, so they are moved into the flags. `x` (extended)
+ * has no JS flag and is left to fail.
+ */
+export function toRegExp(pattern: string, options = ''): RegExp {
+  let source = pattern;
+  let flags = options;
+  for (let m = /^\(\?([a-zA-Z]+)\)/.exec(source); m; m = /^\(\?([a-zA-Z]+)\)/.exec(source)) {
+    flags += m[1];
+    source = source.slice(m[0].length);
+  }
+  return new RegExp(source, [...new Set(flags)].join(''));
 }

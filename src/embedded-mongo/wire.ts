@@ -1,7 +1,8 @@
 // MongoDB wire protocol framing: OP_MSG (sections kind 0 and 1), legacy OP_QUERY (only used by
 // drivers for the very first handshake) answered with OP_REPLY. OP_COMPRESSED is never advertised.
-import { BSON } from 'bson';
-import type { Document } from './values.js';
+import { BSON, type BSONRegExp, type Double, type Int32 } from 'bson';
+import { normalizeNumber } from './numbers.js';
+import { type Document, isPlainObject, toRegExp } from './values.js';
 
 export const OP_REPLY = 1;
 export const OP_QUERY = 2004;
@@ -55,7 +56,33 @@ export interface OpQueryRequest {
 
 export type Request = OpMsgRequest | OpQueryRequest;
 
-const DESERIALIZE_OPTIONS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
+// Nothing is promoted, so each number keeps its BSON type; `keepTypes` then unwraps the wrappers
+// that plain JS numbers stand for (the representation is described in numbers.ts).
+const DESERIALIZE_OPTIONS = {
+  promoteLongs: false,
+  promoteValues: false,
+  promoteBuffers: false,
+  bsonRegExp: true,
+} as const;
+
+/** Replaces, in place, Int32 and Double wrappers by what the engine keeps, and BSON regexes by RegExps. */
+function keepTypes(container: Document | unknown[]): void {
+  const entries: Array<[string | number, unknown]> = Array.isArray(container)
+    ? container.map((v, i) => [i, v])
+    : Object.entries(container);
+  for (const [key, value] of entries) {
+    if (value === null || typeof value !== 'object') continue;
+    const tag = (value as { _bsontype?: string })._bsontype;
+    let replacement: unknown = value;
+    if (tag === 'Int32' || tag === 'Double') replacement = normalizeNumber(value as Int32 | Double);
+    else if (tag === 'BSONRegExp') {
+      const re = value as BSONRegExp;
+      replacement = toRegExp(re.pattern, re.options);
+    } else if (tag === 'BSONSymbol') replacement = String(value);
+    else if (tag === undefined && (Array.isArray(value) || isPlainObject(value))) keepTypes(value);
+    if (replacement !== value) (container as Record<string | number, unknown>)[key] = replacement;
+  }
+}
 
 function readDocument(buf: Buffer, offset: number, end: number): { doc: Document; size: number } {
   if (offset + 5 > end) throw new WireProtocolError('truncated BSON document');
@@ -63,6 +90,7 @@ function readDocument(buf: Buffer, offset: number, end: number): { doc: Document
   if (size < 5 || offset + size > end) throw new WireProtocolError(`invalid BSON document size ${size}`);
   try {
     const doc = BSON.deserialize(buf.subarray(offset, offset + size), DESERIALIZE_OPTIONS) as Document;
+    keepTypes(doc);
     return { doc, size };
   } catch (err) {
     throw new WireProtocolError(`invalid BSON: ${(err as Error).message}`);

@@ -1,0 +1,74 @@
+// Sorting with mongod's semantics, for find and for the aggregation `$sort` stage.
+import { badValue } from './errors.js';
+import { toDouble } from './numbers.js';
+import { compareValues, type Document, EMPTY_ARRAY, isPlainObject, MISSING, pathValues } from './values.js';
+
+type SortKey = { path: string; dir: 1 | -1 };
+
+/** Validates a sort spec; returns null for "natural order", or the list of keys. */
+export function parseSort(spec: unknown): { keys: SortKey[]; natural: 1 | -1 } | null {
+  if (spec === undefined || spec === null) return null;
+  if (!isPlainObject(spec)) throw badValue('sort must be an object');
+  const keys: SortKey[] = [];
+  let natural: 1 | -1 = 1;
+  for (const [path, raw] of Object.entries(spec)) {
+    if (isPlainObject(raw)) throw badValue(`$meta sort by ${JSON.stringify(raw)} is not supported`);
+    const dir = toDouble(raw) ?? Number(raw);
+    if (dir !== 1 && dir !== -1) {
+      throw badValue('$sort key ordering must be 1 (for ascending) or -1 (for descending)');
+    }
+    if (path === '$natural') natural = dir;
+    else keys.push({ path, dir });
+  }
+  if (keys.length === 0 && natural === 1) return null;
+  return { keys, natural };
+}
+
+/**
+ * The value a document sorts by: an array's smallest element ascending, its largest descending.
+ * An empty array sorts before null and missing (as BSON undefined, per the manual's sort order).
+ */
+function sortValue(doc: Document, path: string, dir: 1 | -1): unknown {
+  const values = pathValues(doc, path);
+  let best: unknown = MISSING;
+  let first = true;
+  for (let v of values) {
+    if (Array.isArray(v) && v.length === 0) v = EMPTY_ARRAY;
+    if (first) {
+      best = v;
+      first = false;
+    } else {
+      const c = compareValues(v, best);
+      if ((dir === 1 && c < 0) || (dir === -1 && c > 0)) best = v;
+    }
+  }
+  return best;
+}
+
+/** Stable sort with mongod semantics (arrays sort by their min/max element, missing == null). */
+export function sortMatches<T extends { doc: Document }>(items: T[], spec: unknown): T[] {
+  const parsed = parseSort(spec);
+  if (!parsed) return items;
+  if (parsed.keys.length === 0) return parsed.natural === -1 ? items.slice().reverse() : items;
+  const base = parsed.natural === -1 ? items.slice().reverse() : items;
+  const decorated = base.map((item) => ({
+    item,
+    keys: parsed.keys.map((k) => sortValue(item.doc, k.path, k.dir)),
+  }));
+  decorated.sort((a, b) => {
+    for (let i = 0; i < parsed.keys.length; i++) {
+      const c = compareValues(a.keys[i], b.keys[i]);
+      if (c !== 0) return c * parsed.keys[i]!.dir;
+    }
+    return 0;
+  });
+  return decorated.map((d) => d.item);
+}
+
+/** Sorts plain documents (the aggregation `$sort` stage). */
+export function sortDocuments(docs: Document[], spec: unknown): Document[] {
+  return sortMatches(
+    docs.map((doc) => ({ doc })),
+    spec,
+  ).map((m) => m.doc);
+}
