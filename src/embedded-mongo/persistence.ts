@@ -11,6 +11,7 @@ import { type Database, open, type RootDatabase } from 'lmdb';
 import { ID_INDEX_NAME, type Index } from './indexes.js';
 import { Collection, type Engine, type Persistence } from './storage.js';
 import type { Document } from './values.js';
+import { decodeDocument } from './wire.js';
 
 /** What the store holds for a collection: where it lives and which index objects it was saved with. */
 interface Saved {
@@ -32,8 +33,6 @@ type Operation =
   | { into: 'catalog'; key: string; value?: Uint8Array }
   | { into: 'documents'; key: [string, number]; value?: Uint8Array };
 
-// The same reading as the wire protocol's (wire.ts): a document reads back as it was received.
-const DESERIALIZE_OPTIONS = { promoteLongs: true, promoteValues: true, promoteBuffers: false } as const;
 const SERIALIZE_OPTIONS = { ignoreUndefined: true } as const;
 
 /** Paths held by this process, so a second engine here on the same path is refused too. */
@@ -71,11 +70,11 @@ export class DurableStore implements Persistence {
   /** Rebuilds the engine's collections from the store. */
   load(engine: Engine): void {
     for (const { key: id, value } of this.catalog.getRange()) {
-      const entry = BSON.deserialize(value, DESERIALIZE_OPTIONS) as CatalogEntry;
+      const entry = decodeDocument(value) as unknown as CatalogEntry;
       const collection = new Collection(entry.db, entry.name, entry.options, new UUID(id));
       for (const spec of entry.indexes) if (spec.name !== ID_INDEX_NAME) collection.createIndex(spec);
       for (const { key, value: doc } of this.documents.getRange({ start: [id, 0], end: [id, Infinity] })) {
-        collection.restore(key[1], BSON.deserialize(doc, DESERIALIZE_OPTIONS) as Document);
+        collection.restore(key[1], decodeDocument(doc));
       }
       engine.db(entry.db).collections.set(entry.name, collection);
       this.adopt(collection);

@@ -84,14 +84,19 @@ function keepTypes(container: Document | unknown[]): void {
   }
 }
 
+/** A BSON document as the engine keeps it: each value with its BSON type (see numbers.ts). */
+export function decodeDocument(bytes: Uint8Array): Document {
+  const doc = BSON.deserialize(bytes, DESERIALIZE_OPTIONS) as Document;
+  keepTypes(doc);
+  return doc;
+}
+
 function readDocument(buf: Buffer, offset: number, end: number): { doc: Document; size: number } {
   if (offset + 5 > end) throw new WireProtocolError('truncated BSON document');
   const size = buf.readInt32LE(offset);
   if (size < 5 || offset + size > end) throw new WireProtocolError(`invalid BSON document size ${size}`);
   try {
-    const doc = BSON.deserialize(buf.subarray(offset, offset + size), DESERIALIZE_OPTIONS) as Document;
-    keepTypes(doc);
-    return { doc, size };
+    return { doc: decodeDocument(buf.subarray(offset, offset + size)), size };
   } catch (err) {
     throw new WireProtocolError(`invalid BSON: ${(err as Error).message}`);
   }

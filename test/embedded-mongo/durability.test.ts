@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Long, MongoClient, ObjectId } from 'mongodb';
+import { Decimal128, Double, Int32, Long, MongoClient, ObjectId } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
 import { startEngineProcess } from '../support/engine-process.js';
@@ -50,7 +50,7 @@ describe('embedded engine with a data directory', () => {
     const dir = dataDir();
     const first = await start(dir);
     const db = first.client.db('app');
-    await db.createCollection('capped-ish', { validator: { a: { $exists: true } } });
+    await db.createCollection('with-options', { storageEngine: { wiredTiger: {} } });
     const people = db.collection('people');
     await people.createIndex({ email: 1 }, { unique: true });
     await people.createIndex(
@@ -84,12 +84,37 @@ describe('embedded engine with a data directory', () => {
     await people.aggregate([{ $match: { team: 1 } }, { $out: 'team1' }]).toArray();
     await first.client.db('other').collection('c').insertOne({ x: 1 });
     await first.client.db('other').dropDatabase();
+    // Each number keeps its BSON type on disk too (5.0 stays a double, 5 as Int64 a long).
+    const numbers = {
+      i: new Int32(5),
+      d: new Double(5),
+      l: Long.fromNumber(5),
+      m: Decimal128.fromString('5.5'),
+    };
+    await db.collection('numbers').insertOne(numbers);
     const before = await snapshot(first.client, 'app');
     for (const resource of opened.splice(0)) await resource.close();
 
     const second = await start(dir);
     expect(await snapshot(second.client, 'app')).toEqual(before);
-    expect(Object.keys(before).sort()).toEqual(['capped-ish', 'new-name', 'people', 'team0', 'team1']);
+    expect(Object.keys(before).sort()).toEqual([
+      'new-name',
+      'numbers',
+      'people',
+      'team0',
+      'team1',
+      'with-options',
+    ]);
+    const raw = await second.client.db('app').collection('numbers').findOne({}, { promoteValues: false });
+    expect(
+      Object.fromEntries(Object.entries(raw!).map(([k, v]) => [k, (v as { _bsontype?: string })._bsontype])),
+    ).toEqual({
+      _id: 'ObjectId',
+      i: 'Int32',
+      d: 'Double',
+      l: 'Long',
+      m: 'Decimal128',
+    });
     const dbs = await second.client.db('admin').admin().listDatabases({ nameOnly: true });
     expect(dbs.databases.map((d) => d.name)).not.toContain('other');
     // The unique index is rebuilt from the documents and still enforced.
