@@ -5,6 +5,7 @@
 import { compileFilter, type Matcher } from './filter.js';
 import { compareKeyValues, type ScanStats } from './indexes.js';
 import type { MingoExtras } from './mingo.js';
+import { cachedPlan, forgetPlan, planSignature, queryShape, rememberPlan } from './plan-cache.js';
 import { type Candidate, candidatePlans, explainPlan, type PlanNode, type SortKey } from './planner.js';
 import { parseSort, sortMatches } from './query.js';
 import type { Collection } from './storage.js';
@@ -141,13 +142,16 @@ export interface QueryResult {
   stats: ExecutionStats;
 }
 
+const works = (stats: ExecutionStats) => stats.keysExamined + stats.docsExamined;
+
 /** Work a trial gives each candidate before the most productive one is taken. */
 const TRIAL_WORKS = 10_000;
 
 /**
  * Runs a query: plans it, races the candidate plans until one has a page (skip + limit results,
  * or 101 as mongod's trial) or is done, and finishes that one. Matches come in the sort's order,
- * else in the plan's, with skip and limit applied.
+ * else in natural order, with skip and limit applied (a limit without a sort takes the first
+ * matches in the plan's order).
  */
 export function runQuery(coll: Collection | undefined, request: QueryRequest): QueryResult {
   const matcher = compileFilter(request.filter, request.extras);
@@ -171,8 +175,16 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
     const ctx: Context = { coll, matcher, sort, stats: stats() };
     return { plan, ctx, steps: execute(plan.root, ctx), results: [] as Match[], done: false };
   });
-  let winner = runs[0]!;
-  if (runs.length > 1) {
+  const shapeKey = queryShape(coll, {
+    filter: request.filter,
+    sort: request.sort,
+    hint: request.hint,
+    limited: limit > 0,
+  });
+  const cached = runs.length > 1 ? cachedPlan(coll, shapeKey) : undefined;
+  const fromCache = cached && runs.find((run) => planSignature(run.plan.root) === cached.signature);
+  let winner = fromCache ?? runs[0]!;
+  if (runs.length > 1 && !fromCache) {
     const page = Math.min(wanted, 101);
     trial: for (let work = 0; work < TRIAL_WORKS; work++)
       for (const run of runs) {
@@ -187,6 +199,7 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
     if (!winner.done && winner.results.length < page)
       for (const run of runs) if (run.results.length > winner.results.length) winner = run;
   }
+  const trialWorks = works(winner.ctx.stats);
   const results = winner.results;
   if (!winner.done)
     for (const match of winner.steps) {
@@ -194,8 +207,18 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
       if (match) results.push(match);
     }
   winner.steps.return(undefined);
+  if (runs.length > 1) {
+    const spent = works(winner.ctx.stats);
+    if (!fromCache)
+      rememberPlan(coll, shapeKey, { signature: planSignature(winner.plan.root), works: trialWorks });
+    else if (spent > Math.max(10 * cached!.works, 1000)) forgetPlan(coll, shapeKey);
+  }
+  const page = results.slice(skip, skip + (limit > 0 ? limit : results.length));
+  // Without a sort the order is unspecified; natural (insertion) order, as a scan gives it, is
+  // what callers written against the old engine (and a collection scan) expect.
+  if (sort.length === 0 && parsed === null) page.sort((a, b) => a.seq - b.seq);
   return {
-    matches: results.slice(skip, skip + (limit > 0 ? limit : results.length)),
+    matches: page,
     plan: winner.plan,
     candidates,
     stats: winner.ctx.stats,
