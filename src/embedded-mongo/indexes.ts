@@ -1,8 +1,22 @@
-// Index metadata plus a hash map from index key to record ids. Used for unique enforcement
-// (single-field and compound) and for equality / $in lookups on an index's leading field (a
-// compound index keeps a second map by its leading field for that).
+// Index metadata plus its entries: an ordered B-tree of (key values in BSON order, record id) for
+// range scans in either direction (the planner), and a hash map from key to record ids for unique
+// enforcement.
+import sortedBtree from 'sorted-btree';
 import { CommandError, ErrorCode } from './errors.js';
-import { type Document, formatValue, isPlainObject, keyString, MISSING, pathValues } from './values.js';
+import {
+  compareValues,
+  type Document,
+  formatValue,
+  isPlainObject,
+  keyString,
+  MISSING,
+  pathValues,
+  typeOrder,
+} from './values.js';
+
+// sorted-btree is CommonJS: Node's ESM loader hands its `exports` object to a default import,
+// vitest's the class itself.
+const BTree = ('default' in sortedBtree ? sortedBtree.default : sortedBtree) as typeof sortedBtree.default;
 
 export interface IndexSpec extends Document {
   v: number;
@@ -74,43 +88,120 @@ function removePosting(map: Map<string, Postings>, key: string, seq: number): vo
   }
 }
 
-function postingsOf(map: Map<string, Postings>, key: string): Iterable<number> {
-  const existing = map.get(key);
-  if (existing === undefined) return [];
-  return typeof existing === 'number' ? [existing] : existing;
+/**
+ * The edge of a BSON type bracket: before (side -1) or after (side 1) every value of the type
+ * whose canonical order is `order` (values.ts typeOrder). Range bounds stop at their type's edge
+ * as mongod's do (`{$gt: 5}` never reaches strings).
+ */
+export class TypeEdge {
+  constructor(
+    readonly order: number,
+    readonly side: -1 | 1,
+  ) {}
 }
 
-function postingsCount(map: Map<string, Postings>, key: string): number {
-  const existing = map.get(key);
-  if (existing === undefined) return 0;
-  return typeof existing === 'number' ? 1 : existing.size;
+/** Below / above every value: `[MinKey, MaxKey]`. */
+export const MIN_KEY = new TypeEdge(0, -1);
+export const MAX_KEY = new TypeEdge(99, 1);
+
+/** Compares index key values (BSON order) where either side may be a TypeEdge. */
+export function compareKeyValues(a: unknown, b: unknown): number {
+  const ea = a instanceof TypeEdge;
+  const eb = b instanceof TypeEdge;
+  if (!ea && !eb) return compareValues(a, b);
+  const oa = ea ? a.order : typeOrder(a);
+  const ob = eb ? b.order : typeOrder(b);
+  if (oa !== ob) return oa < ob ? -1 : 1;
+  return (ea ? a.side : 0) - (eb ? b.side : 0);
 }
+
+/** One interval of key values for one field, in value order (lo <= hi). */
+export interface Interval {
+  lo: unknown;
+  loInc: boolean;
+  hi: unknown;
+  hiInc: boolean;
+}
+
+export const FULL_INTERVAL: Interval = { lo: MIN_KEY, loInc: true, hi: MAX_KEY, hiInc: true };
+
+export function isPoint(iv: Interval): boolean {
+  return iv.loInc && iv.hiInc && !(iv.lo instanceof TypeEdge) && compareKeyValues(iv.lo, iv.hi) === 0;
+}
+
+export function inInterval(v: unknown, iv: Interval): boolean {
+  const lo = compareKeyValues(v, iv.lo);
+  if (lo < 0 || (lo === 0 && !iv.loInc)) return false;
+  const hi = compareKeyValues(v, iv.hi);
+  return hi < 0 || (hi === 0 && iv.hiInc);
+}
+
+/** Stored entry; probes use seq ±Infinity to land before/after every record of a key. */
+export interface Entry {
+  values: unknown[];
+  seq: number;
+}
+
+// Probe values below / above everything in tree order, whatever the field's direction.
+const TREE_LOW = Symbol('low');
+const TREE_HIGH = Symbol('high');
+
+/** Per-field intervals to scan, plus the key / record counters an execution reports. */
+export interface ScanStats {
+  keysExamined: number;
+}
+
+/** Above this many equality combinations a compound scan walks the remaining fields' ranges instead. */
+const MAX_POINT_COMBINATIONS = 1000;
 
 export class Index {
   readonly spec: IndexSpec;
   readonly fields: string[];
+  /** Per-field direction (1 or -1) of the key pattern; other kinds (hashed, text, ...) are not ordered. */
+  readonly directions: number[];
   readonly unique: boolean;
   readonly sparse: boolean;
+  /** Per field: whether some document gave it several keys (an array), as mongod's multikeyPaths. */
+  readonly multikey: boolean[];
   private readonly partial: ((doc: Document) => boolean) | undefined;
   private entries = new Map<string, Postings>();
-  /** Compound indexes: record ids by the leading field's value alone (keyString). */
-  private leading = new Map<string, Postings>();
+  private readonly tree;
 
   constructor(spec: IndexSpec, partialMatcher?: (doc: Document) => boolean) {
     this.spec = spec;
     this.fields = Object.keys(spec.key);
+    this.directions = this.fields.map((f) => (Number(spec.key[f]) < 0 ? -1 : 1));
     this.unique = spec.unique === true || spec.name === ID_INDEX_NAME;
     this.sparse = spec.sparse === true;
+    this.multikey = this.fields.map(() => false);
     this.partial = partialMatcher;
+    this.tree = new BTree<Entry, undefined>(undefined, (a, b) => this.compareEntries(a, b));
   }
 
   get name(): string {
     return this.spec.name;
   }
 
-  /** True when lookups by `field` equality can use this index (see also `coversQuery`). */
-  servesEquality(field: string): boolean {
-    return this.fields[0] === field;
+  get isPartial(): boolean {
+    return this.partial !== undefined;
+  }
+
+  /** Whether the key pattern is all ascending/descending fields (not hashed, text or geo). */
+  get ordered(): boolean {
+    return Object.values(this.spec.key).every((dir) => typeof dir === 'number');
+  }
+
+  private compareEntries(a: Entry, b: Entry): number {
+    for (let i = 0; i < this.fields.length; i++) {
+      const x = a.values[i];
+      const y = b.values[i];
+      if (x === y) continue;
+      if (x === TREE_LOW || y === TREE_HIGH) return -1;
+      if (x === TREE_HIGH || y === TREE_LOW) return 1;
+      const c = compareKeyValues(x, y);
+      if (c !== 0) return c * this.directions[i]!;
+    }
+    return a.seq - b.seq;
   }
 
   /** Keys a document contributes to this index (empty when sparse/partial excludes it). */
@@ -152,16 +243,23 @@ export class Index {
   }
 
   add(seq: number, keys: IndexKey[]): void {
+    // An empty or one-element array is one key but sorts unlike it: multikey as well.
+    for (let i = 0; i < this.fields.length; i++)
+      if (
+        !this.multikey[i] &&
+        keys.some((k) => Array.isArray(k.values[i]) || k.values[i] !== keys[0]!.values[i])
+      )
+        this.multikey[i] = true;
     for (const { key, values } of keys) {
       addPosting(this.entries, key, seq);
-      if (this.fields.length > 1) addPosting(this.leading, keyString(values[0]), seq);
+      this.tree.set({ values, seq }, undefined);
     }
   }
 
   remove(seq: number, keys: IndexKey[]): void {
     for (const { key, values } of keys) {
       removePosting(this.entries, key, seq);
-      if (this.fields.length > 1) removePosting(this.leading, keyString(values[0]), seq);
+      this.tree.delete({ values, seq });
     }
   }
 
@@ -180,19 +278,6 @@ export class Index {
     return undefined;
   }
 
-  /**
-   * The exact key a filter selects when it gives every field of this compound index a value
-   * (`valueKeys`: the keyStrings of those values, in index field order); for `lookupExact`.
-   */
-  compoundKey(valueKeys: string[]): string {
-    return JSON.stringify(valueKeys);
-  }
-
-  /** Record ids stored under an exact compound key. */
-  lookupExact(key: string): Iterable<number> {
-    return postingsOf(this.entries, key);
-  }
-
   /** Whether a query with these equality conditions only asks for documents this index holds. */
   coversQuery(equalities: ReadonlyMap<string, string>): boolean {
     if (!this.partial) return true;
@@ -203,18 +288,73 @@ export class Index {
     );
   }
 
-  /** Record ids whose leading field has the value of `key` (a keyString). */
-  lookup(key: string): Iterable<number> {
-    return postingsOf(this.fields.length > 1 ? this.leading : this.entries, key);
-  }
-
-  count(key: string): number {
-    return postingsCount(this.fields.length > 1 ? this.leading : this.entries, key);
+  /**
+   * Record ids of the keys within `bounds` (one sorted, disjoint interval list per field, in value
+   * order), in index order (`direction` 1) or reverse (-1). Leading fields bounded by points are
+   * scanned one combination at a time; the first other field's intervals are scanned as ranges and
+   * later fields are checked on each key (`undefined` for a key out of bounds, so the caller can
+   * count the work). Records of a multikey index may come more than once.
+   */
+  *scan(bounds: Interval[][], direction: 1 | -1, stats: ScanStats): Generator<Entry | undefined> {
+    const n = this.fields.length;
+    // Tree-order intervals per field: a descending field walks its value intervals backwards.
+    const treeOrder = bounds.map((ivs, i) =>
+      this.directions[i] === 1
+        ? ivs
+        : ivs
+            .slice()
+            .reverse()
+            .map((iv) => ({ lo: iv.hi, loInc: iv.hiInc, hi: iv.lo, hiInc: iv.loInc })),
+    );
+    let prefix = 0;
+    let combinations = 1;
+    while (
+      prefix < n - 1 &&
+      bounds[prefix]!.every(isPoint) &&
+      combinations * bounds[prefix]!.length <= MAX_POINT_COMBINATIONS
+    ) {
+      combinations *= bounds[prefix]!.length;
+      prefix++;
+    }
+    const ranges: Array<{ low: Entry; high: Entry }> = [];
+    const walk = (i: number, values: unknown[]): void => {
+      for (const iv of treeOrder[i]!) {
+        if (i < prefix) {
+          walk(i + 1, [...values, iv.lo]);
+          continue;
+        }
+        const rest = n - i - 1;
+        const low = [...values, iv.lo, ...Array(rest).fill(iv.loInc ? TREE_LOW : TREE_HIGH)];
+        const high = [...values, iv.hi, ...Array(rest).fill(iv.hiInc ? TREE_HIGH : TREE_LOW)];
+        ranges.push({
+          low: { values: low, seq: iv.loInc ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY },
+          high: { values: high, seq: iv.hiInc ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY },
+        });
+      }
+    };
+    walk(0, []);
+    if (direction === -1) ranges.reverse();
+    for (const { low, high } of ranges) {
+      const keys = direction === 1 ? this.tree.entries(low) : this.tree.entriesReversed(high);
+      for (const [entry] of keys) {
+        if (direction === 1 ? this.compareEntries(entry, high) > 0 : this.compareEntries(entry, low) < 0)
+          break;
+        stats.keysExamined++;
+        let inBounds = true;
+        for (let i = prefix + 1; i < n && inBounds; i++) {
+          const ivs = bounds[i]!;
+          if (ivs[0] === FULL_INTERVAL) continue;
+          inBounds = ivs.some((iv) => inInterval(entry.values[i], iv));
+        }
+        yield inBounds ? entry : undefined;
+      }
+    }
   }
 
   clear(): void {
     this.entries.clear();
-    this.leading.clear();
+    this.tree.clear();
+    this.multikey.fill(false);
   }
 
   /** Formats `{ a: 1, b: "x" }` for an E11000 message. */

@@ -63,17 +63,6 @@ export class Collection {
     return this.docs.size;
   }
 
-  /**
-   * An index whose leading field is `field`, usable for equality lookups on it: one that holds
-   * every document, or a partial one whose filter the query repeats (`equalities`).
-   */
-  equalityIndex(field: string, equalities: ReadonlyMap<string, string> = new Map()): Index | undefined {
-    if (field === '_id') return this.indexes.get(ID_INDEX_NAME);
-    for (const index of this.indexes.values())
-      if (index.servesEquality(field) && index.coversQuery(equalities)) return index;
-    return undefined;
-  }
-
   private duplicateKey(index: Index, key: IndexKey): DuplicateKeyError {
     return new DuplicateKeyError(
       `E11000 duplicate key error collection: ${this.ns} index: ${index.name} dup key: ${index.formatKey(key.values)}`,

@@ -1,8 +1,8 @@
 // Read commands: find, getMore, killCursors, count, distinct, aggregate, explain.
 import { ObjectId } from 'bson';
 import { CommandError, ErrorCode, failedToParse } from '../errors.js';
-import { compileFilter } from '../filter.js';
-import { compileProjection, matchDocuments, parseSort, runPipeline, sortMatches } from '../query.js';
+import { explainQuery, matchDocuments, type QueryRequest, runQuery } from '../plan-executor.js';
+import { compileProjection, runPipeline } from '../query.js';
 import { Collection, type Engine } from '../storage.js';
 import {
   cloneValue,
@@ -41,15 +41,13 @@ const find: CommandHandler = (cmd, ctx) => {
     singleBatch = true;
   }
   const batchSize = nonNegative(cmd, 'batchSize', optionalInteger(cmd, 'batchSize'));
-  const parsedSort = parseSort(sort);
   const extras = variables ? { variables } : {};
   const transform = compileProjection(projection, filter, extras);
   const coll = ctx.engine.collection(ctx.dbName, name);
   checkHint(coll, cmd.hint);
-  const stopAfter = !parsedSort && limit > 0 ? skip + limit : undefined;
-  const matches = sortMatches(matchDocuments(coll, filter, { limit: stopAfter, extras }), sort);
+  const { matches } = runQuery(coll, { filter, sort, skip, limit, hint: cmd.hint, extras });
+  const docs = matches.map((m) => m.doc);
   checkDeadline(ctx);
-  const docs = matches.slice(skip, limit > 0 ? skip + limit : undefined).map((m) => m.doc);
   const batch = ctx.engine.cursors.open(`${ctx.dbName}.${name}`, docs, {
     batchSize,
     singleBatch,
@@ -108,13 +106,13 @@ const count: CommandHandler = (cmd, ctx) => {
   const coll = ctx.engine.collection(ctx.dbName, name);
   checkHint(coll, cmd.hint);
   if (!coll) return { n: 0 };
-  let n: number;
-  if (Object.keys(query).length === 0) n = coll.count;
-  else n = matchDocuments(coll, query, { limit: limit > 0 ? skip + limit : undefined }).length;
+  if (Object.keys(query).length === 0) {
+    const n = Math.max(0, coll.count - skip);
+    return { n: limit > 0 ? Math.min(n, limit) : n };
+  }
+  const { matches } = runQuery(coll, { filter: query, skip, limit, hint: cmd.hint });
   checkDeadline(ctx);
-  n = Math.max(0, n - skip);
-  if (limit > 0) n = Math.min(n, limit);
-  return { n };
+  return { n: matches.length };
 };
 
 const distinct: CommandHandler = (cmd, ctx) => {
@@ -166,6 +164,41 @@ function writeOut(engine: Engine, dbName: string, target: unknown, docs: Documen
   db.collections.set(outColl, replacement);
 }
 
+/**
+ * The query a pipeline starts with, as mongod pushes it down: a leading `$match`, then `$sort`,
+ * then `$limit`; `rest` is what the pipeline still has to run on its results.
+ */
+function pipelineQuery(
+  pipeline: Document[],
+  variables: Document | undefined,
+): { request: QueryRequest; rest: Document[] } {
+  const request: QueryRequest = { filter: {}, extras: variables ? { variables } : {} };
+  let i = 0;
+  if (isPlainObject(pipeline[0]?.$match)) request.filter = pipeline[i++]!.$match;
+  const sort = pipeline[i]?.$sort;
+  if (isPlainObject(sort) && Object.values(sort).every((d) => d === 1 || d === -1)) {
+    request.sort = sort;
+    i++;
+    const limit = pipeline[i]?.$limit;
+    if (typeof limit === 'number' && Number.isInteger(limit) && limit > 0) {
+      request.limit = limit;
+      i++;
+    }
+  }
+  return { request, rest: pipeline.slice(i) };
+}
+
+/** explain of an aggregation: the pushed-down query's plan, then the stages left (as `$cursor`). */
+function explainPipeline(
+  coll: Collection | undefined,
+  ns: string,
+  pushed: { request: QueryRequest; rest: Document[] },
+  verbosity: string,
+): Document {
+  const query = explainQuery(coll, ns, pushed.request, verbosity);
+  return pushed.rest.length === 0 ? query : { stages: [{ $cursor: query }, ...pushed.rest] };
+}
+
 const aggregate: CommandHandler = (cmd, ctx) => {
   const target = cmd.aggregate;
   const pipeline = requiredArray(cmd, 'pipeline') as Document[];
@@ -190,18 +223,15 @@ const aggregate: CommandHandler = (cmd, ctx) => {
     const name = collectionArg(cmd, ctx);
     ns = `${ctx.dbName}.${name}`;
     const coll = ctx.engine.collection(ctx.dbName, name);
-    const first = stages[0];
-    const stats = statsStageInput(first, ctx.engine, ctx.dbName, name);
+    const stats = statsStageInput(stages[0], ctx.engine, ctx.dbName, name);
     if (stats) {
       input = stats;
       stages = stages.slice(1);
-    } else if (first && isPlainObject(first.$match)) {
-      input = matchDocuments(coll, first.$match, { extras: variables ? { variables } : {} }).map(
-        (m) => m.doc,
-      );
-      stages = stages.slice(1);
-    } else if (coll) {
-      input = [...coll.docs.values()];
+    } else {
+      const pushed = pipelineQuery(stages, variables);
+      if (explain) return explainPipeline(coll, ns, pushed, 'queryPlanner');
+      input = runQuery(coll, pushed.request).matches.map((m) => m.doc);
+      stages = pushed.rest;
     }
     checkDeadline(ctx);
   } else if (target === 1) {
@@ -239,19 +269,21 @@ const explain: CommandHandler = (cmd, ctx) => {
   if (!inner) throw failedToParse('explain requires a command document');
   const innerName = Object.keys(inner)[0] ?? '';
   const collection = typeof inner[innerName] === 'string' ? String(inner[innerName]) : '$cmd';
-  if (innerName === 'find' || innerName === 'count' || innerName === 'distinct') {
-    compileFilter(inner.filter ?? inner.query);
+  const ns = `${ctx.dbName}.${collection}`;
+  const coll = ctx.engine.collection(ctx.dbName, collection);
+  const verbosity = typeof cmd.verbosity === 'string' ? cmd.verbosity : 'allPlansExecution';
+  let plan: Document;
+  if (innerName === 'aggregate' && Array.isArray(inner.pipeline)) {
+    const variables = isPlainObject(inner.let) ? inner.let : undefined;
+    plan = explainPipeline(coll, ns, pipelineQuery(inner.pipeline as Document[], variables), verbosity);
+  } else {
+    const limit = typeof inner.limit === 'number' ? Math.abs(inner.limit) : 0;
+    const skip = typeof inner.skip === 'number' ? inner.skip : 0;
+    const filter = (innerName === 'find' ? inner.filter : inner.query) ?? {};
+    const sort = innerName === 'find' ? inner.sort : undefined;
+    plan = explainQuery(coll, ns, { filter, sort, skip, limit, hint: inner.hint }, verbosity);
   }
-  return {
-    queryPlanner: {
-      namespace: `${ctx.dbName}.${collection}`,
-      parsedQuery: inner.filter ?? inner.query ?? {},
-      winningPlan: { stage: 'COLLSCAN' },
-      rejectedPlans: [],
-    },
-    command: inner,
-    serverInfo: { host: 'embedded', version: '7.0.0' },
-  };
+  return { ...plan, command: inner, serverInfo: { host: 'embedded', version: '7.0.0' } };
 };
 
 export const readCommands: Record<string, CommandHandler> = {

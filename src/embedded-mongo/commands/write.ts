@@ -1,7 +1,8 @@
 // Write commands: insert, update, delete, findAndModify.
 import { BSON, ObjectId } from 'bson';
 import { CommandError, ErrorCode, failedToParse, toCommandError } from '../errors.js';
-import { compileProjection, type Match, matchDocuments, parseSort, sortMatches } from '../query.js';
+import { type Match, matchDocuments, runQuery } from '../plan-executor.js';
+import { compileProjection } from '../query.js';
 import type { Collection } from '../storage.js';
 import { applyUpdate, buildUpsertDocument, parseUpdate, validateStoredDocument } from '../update.js';
 import { cloneValue, type Document, idFirst, isPlainObject } from '../values.js';
@@ -66,8 +67,7 @@ function firstMatch(
   query: Document,
   sort: Document | undefined,
 ): Match | undefined {
-  if (parseSort(sort)) return sortMatches(matchDocuments(coll, query), sort)[0];
-  return matchDocuments(coll, query, { limit: 1 })[0];
+  return runQuery(coll, { filter: query, sort, limit: 1 }).matches[0];
 }
 
 function arrayFiltersOf(stmt: Document): Document[] | undefined {

@@ -1,0 +1,281 @@
+// Runs query plans (planner.ts) as pull-based stages. Each step yields a matching document or
+// `undefined` ("needs more time", as mongod's NEED_TIME), so candidate plans can be run side by
+// side in a trial: the first to produce a page of results (or finish) wins and carries on, like
+// mongod's multi-planner. Every fetched document is checked against the whole filter.
+import { compileFilter, type Matcher } from './filter.js';
+import { compareKeyValues, type ScanStats } from './indexes.js';
+import type { MingoExtras } from './mingo.js';
+import { cachedPlan, forgetPlan, planSignature, queryShape, rememberPlan } from './plan-cache.js';
+import { type Candidate, candidatePlans, explainPlan, type PlanNode, type SortKey } from './planner.js';
+import { parseSort, sortMatches } from './query.js';
+import type { Collection } from './storage.js';
+import type { Document } from './values.js';
+
+export interface Match {
+  seq: number;
+  doc: Document;
+}
+
+export interface ExecutionStats extends ScanStats {
+  docsExamined: number;
+}
+
+interface Context {
+  coll: Collection;
+  matcher: Matcher;
+  sort: SortKey[];
+  stats: ExecutionStats;
+}
+
+/** A record from an index scan, with its sort key values (for SORT_MERGE). */
+interface Keyed {
+  seq: number;
+  key: unknown[];
+}
+
+function* access(node: PlanNode, ctx: Context): Generator<Keyed | undefined> {
+  switch (node.stage) {
+    case 'IXSCAN': {
+      const positions = ctx.sort.map((k) => node.index.fields.indexOf(k.path));
+      for (const entry of node.index.scan(node.bounds, node.direction, ctx.stats))
+        yield entry && { seq: entry.seq, key: positions.map((p) => entry.values[p]) };
+      return;
+    }
+    case 'OR':
+      for (const input of node.inputs) yield* access(input, ctx);
+      return;
+    case 'SORT_MERGE':
+      yield* merge(node.inputs, node.sort, ctx);
+      return;
+    default:
+      throw new Error(`${node.stage} is not an index access stage`);
+  }
+}
+
+/** Merges inputs that are each in `sort` order into one stream in that order. */
+function* merge(inputs: PlanNode[], sort: SortKey[], ctx: Context): Generator<Keyed | undefined> {
+  const streams = inputs.map((input) => access(input, ctx));
+  // undefined: pull the next record; null: that input is done.
+  const heads: Array<Keyed | null | undefined> = inputs.map(() => undefined);
+  const compare = (a: Keyed, b: Keyed) => {
+    for (let i = 0; i < sort.length; i++) {
+      const c = compareKeyValues(a.key[i], b.key[i]);
+      if (c !== 0) return c * sort[i]!.dir;
+    }
+    return 0;
+  };
+  for (;;) {
+    for (let i = 0; i < streams.length; i++) {
+      while (heads[i] === undefined) {
+        const next = streams[i]!.next();
+        if (next.done) heads[i] = null;
+        else if (next.value === undefined) yield undefined;
+        else heads[i] = next.value;
+      }
+    }
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const head = heads[i];
+      if (head && (best === -1 || compare(head, heads[best]!) < 0)) best = i;
+    }
+    if (best === -1) return;
+    yield heads[best]!;
+    heads[best] = undefined;
+  }
+}
+
+function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
+  const { coll, matcher, stats } = ctx;
+  switch (node.stage) {
+    case 'COLLSCAN': {
+      const docs = node.direction === 1 ? coll.docs : [...coll.docs].reverse();
+      for (const [seq, doc] of docs) {
+        stats.docsExamined++;
+        yield matcher.test(doc) ? { seq, doc } : undefined;
+      }
+      return;
+    }
+    case 'FETCH': {
+      // Multikey keys and overlapping $or branches can name a record more than once.
+      const seen = new Set<number>();
+      for (const item of access(node.input, ctx)) {
+        if (!item || seen.has(item.seq)) {
+          yield undefined;
+          continue;
+        }
+        seen.add(item.seq);
+        const doc = coll.docs.get(item.seq);
+        if (!doc) continue;
+        stats.docsExamined++;
+        yield matcher.test(doc) ? { seq: item.seq, doc } : undefined;
+      }
+      return;
+    }
+    case 'SORT': {
+      const all: Match[] = [];
+      for (const match of execute(node.input, ctx)) {
+        if (match) all.push(match);
+        yield undefined;
+      }
+      yield* sortMatches(all, Object.fromEntries(node.sort.map((k) => [k.path, k.dir])));
+      return;
+    }
+    default:
+      yield* execute({ stage: 'FETCH', input: node }, ctx);
+  }
+}
+
+export interface QueryRequest {
+  filter: unknown;
+  sort?: unknown;
+  skip?: number;
+  /** 0 or absent: no limit. */
+  limit?: number;
+  hint?: unknown;
+  extras?: MingoExtras;
+}
+
+export interface QueryResult {
+  matches: Match[];
+  plan: Candidate;
+  candidates: Candidate[];
+  stats: ExecutionStats;
+}
+
+const works = (stats: ExecutionStats) => stats.keysExamined + stats.docsExamined;
+
+/** Work a trial gives each candidate before the most productive one is taken. */
+const TRIAL_WORKS = 10_000;
+
+/**
+ * Runs a query: plans it, races the candidate plans until one has a page (skip + limit results,
+ * or 101 as mongod's trial) or is done, and finishes that one. Matches come in the sort's order,
+ * else in natural order, with skip and limit applied (a limit without a sort takes the first
+ * matches in the plan's order).
+ */
+export function runQuery(coll: Collection | undefined, request: QueryRequest): QueryResult {
+  const matcher = compileFilter(request.filter, request.extras);
+  const stats = (): ExecutionStats => ({ keysExamined: 0, docsExamined: 0 });
+  const parsed = parseSort(request.sort);
+  const sort: SortKey[] = parsed?.keys ?? [];
+  const skip = request.skip ?? 0;
+  const limit = request.limit ?? 0;
+  if (!coll) {
+    const plan: Candidate = { root: { stage: 'COLLSCAN', direction: 1 }, sorted: true };
+    return { matches: [], plan, candidates: [plan], stats: stats() };
+  }
+  const candidates = candidatePlans(coll, {
+    filter: request.filter,
+    sort,
+    natural: parsed && sort.length === 0 ? parsed.natural : undefined,
+    hint: request.hint,
+  });
+  const wanted = limit > 0 ? skip + limit : Number.POSITIVE_INFINITY;
+  const runs = candidates.map((plan) => {
+    const ctx: Context = { coll, matcher, sort, stats: stats() };
+    return { plan, ctx, steps: execute(plan.root, ctx), results: [] as Match[], done: false };
+  });
+  const shapeKey = queryShape(coll, {
+    filter: request.filter,
+    sort: request.sort,
+    hint: request.hint,
+    limited: limit > 0,
+  });
+  const cached = runs.length > 1 ? cachedPlan(coll, shapeKey) : undefined;
+  const fromCache = cached && runs.find((run) => planSignature(run.plan.root) === cached.signature);
+  let winner = fromCache ?? runs[0]!;
+  if (runs.length > 1 && !fromCache) {
+    const page = Math.min(wanted, 101);
+    trial: for (let work = 0; work < TRIAL_WORKS; work++)
+      for (const run of runs) {
+        const next = run.steps.next();
+        if (next.done) run.done = true;
+        else if (next.value) run.results.push(next.value);
+        if (run.done || run.results.length >= page) {
+          winner = run;
+          break trial;
+        }
+      }
+    if (!winner.done && winner.results.length < page)
+      for (const run of runs) if (run.results.length > winner.results.length) winner = run;
+  }
+  const trialWorks = works(winner.ctx.stats);
+  const results = winner.results;
+  if (!winner.done)
+    for (const match of winner.steps) {
+      if (results.length >= wanted) break;
+      if (match) results.push(match);
+    }
+  winner.steps.return(undefined);
+  if (runs.length > 1) {
+    const spent = works(winner.ctx.stats);
+    if (!fromCache)
+      rememberPlan(coll, shapeKey, { signature: planSignature(winner.plan.root), works: trialWorks });
+    else if (spent > Math.max(10 * cached!.works, 1000)) forgetPlan(coll, shapeKey);
+  }
+  const page = results.slice(skip, skip + (limit > 0 ? limit : results.length));
+  // Without a sort the order is unspecified; natural (insertion) order, as a scan gives it, is
+  // what callers written against the old engine (and a collection scan) expect.
+  if (sort.length === 0 && parsed === null) page.sort((a, b) => a.seq - b.seq);
+  return {
+    matches: page,
+    plan: winner.plan,
+    candidates,
+    stats: winner.ctx.stats,
+  };
+}
+
+export interface MatchOptions {
+  /** Stop after this many matches. */
+  limit?: number;
+  extras?: MingoExtras;
+}
+
+/** Documents matching `filter` (validated even when the collection does not exist), in plan order. */
+export function matchDocuments(
+  coll: Collection | undefined,
+  filter: unknown,
+  options: MatchOptions = {},
+): Match[] {
+  return runQuery(coll, { filter, limit: options.limit, extras: options.extras }).matches;
+}
+
+/**
+ * explain's `queryPlanner` (and `executionStats` unless the verbosity is queryPlanner) for a
+ * find-like query, in mongod's shape: LIMIT / SKIP over the winning plan.
+ */
+export function explainQuery(
+  coll: Collection | undefined,
+  namespace: string,
+  request: QueryRequest,
+  verbosity: string,
+): Document {
+  const result = runQuery(coll, request);
+  const filter = (request.filter ?? {}) as Document;
+  const skip = request.skip ?? 0;
+  const limit = request.limit ?? 0;
+  const wrap = (node: PlanNode): Document => {
+    let plan = explainPlan(node, filter);
+    if (node.stage === 'SORT' && limit > 0) plan.limitAmount = skip + limit;
+    if (skip > 0) plan = { stage: 'SKIP', skipAmount: skip, inputStage: plan };
+    if (limit > 0 && node.stage !== 'SORT') plan = { stage: 'LIMIT', limitAmount: limit, inputStage: plan };
+    return plan;
+  };
+  const out: Document = {
+    queryPlanner: {
+      namespace,
+      parsedQuery: filter,
+      winningPlan: wrap(result.plan.root),
+      rejectedPlans: result.candidates.filter((c) => c !== result.plan).map((c) => wrap(c.root)),
+    },
+  };
+  if (verbosity !== 'queryPlanner') {
+    out.executionStats = {
+      executionSuccess: true,
+      nReturned: result.matches.length,
+      totalKeysExamined: result.stats.keysExamined,
+      totalDocsExamined: result.stats.docsExamined,
+    };
+  }
+  return out;
+}

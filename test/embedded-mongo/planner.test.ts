@@ -1,0 +1,95 @@
+// Embedded-only checks of the planner's work: a limited page read through an index examines
+// about a page of keys and documents however large the collection (executionStats counters, no
+// timing), and the trial between candidate plans keeps the one that gives the sort.
+import { type Document, MongoClient, type Sort } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+
+const N = 5000;
+const base = new Date('2024-01-01T00:00:00Z').getTime();
+let engine: EmbeddedMongo;
+let client: MongoClient;
+
+interface Meeting {
+  _id: number;
+  orgId: number;
+  recorderId: number;
+  sharedWith: string[];
+  startTime: Date;
+}
+
+const meetings = () => client.db('planner').collection<Meeting>('meetings');
+
+beforeAll(async () => {
+  engine = await startEmbeddedMongo();
+  client = await new MongoClient(engine.uri).connect();
+  await meetings().insertMany(
+    Array.from({ length: N }, (_, i) => ({
+      _id: i,
+      orgId: i % 5,
+      recorderId: i % 50,
+      sharedWith: [`u${i % 7}`, `u${(i * 3) % 11}`],
+      startTime: new Date(base + i * 60_000),
+    })),
+  );
+  await meetings().createIndexes([
+    { key: { orgId: 1 } },
+    { key: { orgId: 1, startTime: -1, _id: -1 } },
+    { key: { recorderId: 1, startTime: -1, _id: -1 } },
+    { key: { sharedWith: 1, startTime: -1, _id: -1 } },
+  ]);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await engine?.close();
+});
+
+async function explained(filter: Document, sort: Sort, limit: number) {
+  const out = await meetings().find(filter).sort(sort).limit(limit).explain('executionStats');
+  return { plan: JSON.stringify(out.queryPlanner.winningPlan), stats: out.executionStats as Document };
+}
+
+describe('limited pages through an index', () => {
+  const sort = { startTime: -1, _id: -1 } as const;
+
+  it('an $and of equality and range, sorted and limited, examines one page', async () => {
+    const filter = { $and: [{ orgId: 3 }, { startTime: { $lt: new Date(base + 4000 * 60_000) } }] };
+    const { plan, stats } = await explained(filter, sort, 20);
+    expect(plan).toContain('"indexName":"orgId_1_startTime_-1__id_-1"');
+    expect(plan).not.toContain('"stage":"SORT"');
+    expect(stats.nReturned).toBe(20);
+    expect(stats.totalDocsExamined).toBeLessThanOrEqual(21);
+    expect(stats.totalKeysExamined).toBeLessThanOrEqual(21);
+  });
+
+  it('an $or of ways to see a meeting merges sorted index scans and stops after the page', async () => {
+    const filter = {
+      $and: [{ $or: [{ recorderId: 7 }, { sharedWith: 'u3' }] }, { orgId: { $in: [0, 1, 2] } }],
+    };
+    const { plan, stats } = await explained(filter, sort, 20);
+    expect(plan).toContain('"stage":"SORT_MERGE"');
+    expect(plan).not.toContain('"stage":"SORT"');
+    expect(stats.nReturned).toBe(20);
+    // Every branch runs until the merge has a page; documents of other organisations are skipped.
+    expect(stats.totalDocsExamined).toBeLessThan(200);
+    const page = await meetings().find(filter).sort(sort).limit(20).toArray();
+    const all = (await meetings().find({}).toArray())
+      .filter((m) => (m.recorderId === 7 || m.sharedWith.includes('u3')) && m.orgId <= 2)
+      .sort((a, b) => b.startTime.getTime() - a.startTime.getTime() || b._id - a._id)
+      .slice(0, 20);
+    expect(page.map((m) => m._id)).toEqual(all.map((m) => m._id));
+  });
+
+  it('the trial prefers the index that gives the sort over an equally selective one', async () => {
+    const { plan, stats } = await explained({ orgId: 2 }, sort, 10);
+    expect(plan).toContain('"indexName":"orgId_1_startTime_-1__id_-1"');
+    expect(stats.totalDocsExamined).toBeLessThanOrEqual(11);
+  });
+
+  it('without an index on the filter, the page is a collection scan and a sort', async () => {
+    const { plan, stats } = await explained({ nope: { $exists: false } }, { startTime: 1 }, 5);
+    expect(plan).toContain('"stage":"COLLSCAN"');
+    expect(stats.totalDocsExamined).toBe(N);
+  });
+});
