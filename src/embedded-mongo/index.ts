@@ -3,8 +3,9 @@
  *
  * It listens on a local TCP port and speaks the MongoDB wire protocol (OP_MSG, plus the legacy
  * OP_QUERY handshake), so the official `mongodb` driver connects to it exactly as it would to a
- * standalone `mongod`. Queries, projections, updates and aggregation pipelines are evaluated with
- * mingo; unique indexes are enforced. Without `path` data lives only in memory and is lost on
+ * standalone `mongod`. A planner (planner.ts) serves queries from ordered indexes; matching,
+ * updates and aggregation pipelines are evaluated with mingo, numbers keep their BSON types
+ * (numbers.ts); unique indexes are enforced. Without `path` data lives only in memory and is lost on
  * `close()`; with `path` it is also kept in an LMDB store there (persistence.ts): a write is
  * acknowledged once it is on disk, and the next start on that path finds everything again.
  *
