@@ -302,7 +302,7 @@ function drawSharing(rng: Random, recorder: BenchUser): MeetingSeed['sharing'] {
 }
 
 /** What the bulk path needs to turn seed meetings into documents. */
-interface References {
+export interface References {
   orgId: ObjectId;
   orgDomains: string[];
   users: Map<string, { _id: ObjectId; teamId: ObjectId | null }>;
@@ -310,7 +310,8 @@ interface References {
   types: Map<string, ObjectId>;
 }
 
-async function references(collections: Collections): Promise<References> {
+/** The base dataset's organisation, users, teams and types, as the bulk path needs them. */
+export async function benchReferences(collections: Collections): Promise<References> {
   const org = (await collections.organisations.findOne({ slug: ORG }))!;
   const users = await collections.users.find({ orgId: org._id }).toArray();
   const teams = await collections.teams.find({ orgId: org._id }).toArray();
@@ -347,26 +348,65 @@ export interface LoadedDataset {
   seconds: number;
 }
 
+/** The documents of meetings `from`..`to` - 1, as the bulk path writes them. */
+export interface MeetingBatch {
+  seeds: MeetingSeed[];
+  meetings: MeetingDoc[];
+  contents: Record<(typeof contentKinds)[number], unknown[]>;
+}
+
+/**
+ * Generates meetings `from`..`to` - 1 of a dataset of `options.meetings` (its size spaces the
+ * recording times) as documents, without writing them; `references` comes from the loaded base.
+ */
+export function benchMeetingBatch(
+  refs: References,
+  options: DatasetOptions,
+  from: number,
+  to: number,
+  readyAt = new Date(),
+): MeetingBatch {
+  const shape = { minEntries: options.minEntries, maxEntries: options.maxEntries };
+  const seeds: MeetingSeed[] = [];
+  for (let i = from; i < to; i++) {
+    const m = generateMeeting(options.seed, i, options.meetings, shape);
+    // A sample is checked against the seed format (the generator is the same for all).
+    if (i % 500 === 0) recordingSchema.parse(m);
+    seeds.push(m);
+  }
+  const inputs = seeds.map(recordingInputOf);
+  const contents = Object.fromEntries(
+    contentKinds.map((kind) => [
+      kind,
+      inputs.map((input, i) => ({ recordingId: seeds[i]!.recording_id, ...input.content[kind] })),
+    ]),
+  ) as MeetingBatch['contents'];
+  return { seeds, meetings: seeds.map((m) => meetingFields(m, refs, readyAt)) as MeetingDoc[], contents };
+}
+
+/** Writes a batch: its meetings and every content kind, each with one insertMany. */
+export function insertMeetingBatch(collections: Collections, batch: MeetingBatch): Promise<unknown> {
+  return Promise.all([
+    collections.meetings.insertMany(batch.meetings),
+    ...contentKinds.map((kind) => collections[kind].insertMany(batch.contents[kind] as never[])),
+  ]);
+}
+
 /**
  * Loads the dataset into empty collections: the base through `loadDataset`, the first meeting
- * through `storeRecording`, the others in batches with insertMany.
+ * through `storeRecording`, the others (up to `upTo`, default all) in batches with insertMany.
+ * `appendBenchMeetings` adds the rest later.
  */
 export async function loadBenchDataset(
   collections: Collections,
   options: DatasetOptions,
   progress: (done: number) => void = () => {},
+  upTo = options.meetings,
 ): Promise<LoadedDataset> {
   const started = performance.now();
   await loadDataset(collections, baseDataset());
-  const refs = await references(collections);
+  const refs = await benchReferences(collections);
   const shape = { minEntries: options.minEntries, maxEntries: options.maxEntries };
-  let transcriptEntries = 0;
-  let longest = { recordingId: 0, entries: -1 };
-  const note = (m: MeetingSeed) => {
-    const n = m.transcript?.length ?? 0;
-    transcriptEntries += n;
-    if (n > longest.entries) longest = { recordingId: m.recording_id, entries: n };
-  };
 
   // The first meeting goes through the one write path; the bulk path must write the same document.
   const first = generateMeeting(options.seed, 0, options.meetings, shape);
@@ -382,55 +422,58 @@ export async function loadBenchDataset(
         `${JSON.stringify(storedFields)}\n${JSON.stringify(bulkFields)}`,
     );
   }
-  note(first);
-
-  // Generation (here) and insertion (in the engine's process) overlap: one batch is written while
-  // the next is generated, with a yield now and then so the driver can keep the socket busy.
-  const readyAt = new Date();
-  const batch = 50;
-  const insert = (seeds: MeetingSeed[]) => {
-    const inputs = seeds.map(recordingInputOf);
-    return Promise.all([
-      collections.meetings.insertMany(seeds.map((m) => meetingFields(m, refs, readyAt)) as MeetingDoc[]),
-      ...contentKinds.map((kind) =>
-        collections[kind].insertMany(
-          inputs.map((input, i) => ({
-            recordingId: seeds[i]!.recording_id,
-            ...input.content[kind],
-          })) as never[],
-        ),
-      ),
-    ]);
-  };
-  // Up to three batches in flight keep both the engine and this process busy.
-  const writing: Promise<unknown>[] = [];
-  for (let from = 1; from < options.meetings; from += batch) {
-    const to = Math.min(from + batch, options.meetings);
-    const seeds: MeetingSeed[] = [];
-    for (let i = from; i < to; i++) {
-      const m = generateMeeting(options.seed, i, options.meetings, shape);
-      // A sample is checked against the seed format (the generator is the same for all).
-      if (i % 500 === 0) recordingSchema.parse(m);
-      seeds.push(m);
-      note(m);
-      if (i % 5 === 0) await new Promise((resolve) => setImmediate(resolve));
-    }
-    if (writing.length >= 3) await writing.shift();
-    progress(from - 1);
-    writing.push(insert(seeds));
-  }
-  await Promise.all(writing);
-  progress(options.meetings);
-  // Keep the id counter ahead of the explicit ids, as storeRecording does.
-  await collections.counters.updateOne(
-    { _id: 'recordingId' },
-    { $max: { value: FIRST_RECORDING_ID + options.meetings - 1 } },
-    { upsert: true },
-  );
+  const appended = await appendBenchMeetings(collections, options, refs, 1, upTo, progress);
+  const firstEntries = first.transcript?.length ?? 0;
   return {
-    meetings: options.meetings,
-    transcriptEntries,
-    longest,
+    meetings: upTo,
+    transcriptEntries: appended.transcriptEntries + firstEntries,
+    longest:
+      firstEntries > appended.longest.entries
+        ? { recordingId: first.recording_id, entries: firstEntries }
+        : appended.longest,
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+/** Adds meetings `from`..`to` - 1 in batches (generation here overlapping insertion in the engine). */
+export async function appendBenchMeetings(
+  collections: Collections,
+  options: DatasetOptions,
+  refs: References,
+  from: number,
+  to: number,
+  progress: (done: number) => void = () => {},
+): Promise<Omit<LoadedDataset, 'meetings' | 'seconds'>> {
+  let transcriptEntries = 0;
+  let longest = { recordingId: 0, entries: -1 };
+  const readyAt = new Date();
+  const size = 50;
+  // Up to three batches in flight keep both the engine and this process busy.
+  const writing: Promise<unknown>[] = [];
+  for (let start = from; start < to; start += size) {
+    const batch = benchMeetingBatch(refs, options, start, Math.min(start + size, to), readyAt);
+    for (const m of batch.seeds) {
+      const n = m.transcript?.length ?? 0;
+      transcriptEntries += n;
+      if (n > longest.entries) longest = { recordingId: m.recording_id, entries: n };
+    }
+    if (writing.length >= 3) await writing.shift();
+    progress(start);
+    writing.push(insertMeetingBatch(collections, batch));
+    // Let the driver write to the socket between batches.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await Promise.all(writing);
+  progress(to);
+  await keepCounterAhead(collections, to);
+  return { transcriptEntries, longest };
+}
+
+/** Keeps the id counter ahead of the explicit ids, as storeRecording does. */
+export function keepCounterAhead(collections: Collections, meetings: number): Promise<unknown> {
+  return collections.counters.updateOne(
+    { _id: 'recordingId' },
+    { $max: { value: FIRST_RECORDING_ID + meetings - 1 } },
+    { upsert: true },
+  );
 }

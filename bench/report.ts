@@ -1,5 +1,6 @@
 /** The report: the table people read, the targets, the JSON file, and the comparison of two files. */
 import { readFileSync } from 'node:fs';
+import type { EngineScenarioReport } from './engine-scenario.js';
 import type { FanoutResult } from './fanout.js';
 
 export type Target = 'service' | 'direct' | 'ceiling';
@@ -74,6 +75,8 @@ export interface BenchReport {
     commandsPerIngest: number | null;
     commandsPerDelivery: number | null;
   })[];
+  /** The engine scenario (absent when it did not run). */
+  engine?: EngineScenarioReport;
   targets: TargetCheck[];
   problems: string[];
 }
@@ -174,6 +177,7 @@ export function formatReport(report: BenchReport): string {
         .join('; ')}`,
     );
   }
+  if (report.engine) out.push('', formatEngineScenario(report.engine));
   out.push('');
   out.push('Targets:');
   for (const t of report.targets) out.push(`  [${t.status}] ${t.name}: ${t.detail}`);
@@ -183,6 +187,23 @@ export function formatReport(report: BenchReport): string {
     for (const p of report.problems) out.push(`  - ${p}`);
   }
   return out.join('\n');
+}
+
+function formatEngineScenario(e: EngineScenarioReport): string {
+  const rows = [...e.listQueries, { name: 'range + sort + limit', ...e.rangeSortLimit }];
+  const width = Math.max(...rows.map((r) => r.name.length));
+  const l = e.lookupUnderLoad;
+  return [
+    `Engine at ${e.sizes.full} meetings (engine CPU ms, round trip p50 ms, winning plan); the app's list queries as the service sent them:`,
+    ...rows.map(
+      (r) =>
+        `  ${r.name.padEnd(width)}  ${fixed(r.engineMs, 2).padStart(7)}  ${fixed(r.p50, 2).padStart(7)}  ${r.plan}`,
+    ),
+    `  indexed lookup: idle p50 ${fixed(l.idle.p50, 2)} ms; while "${l.heaviest}" runs: p50 ${fixed(l.loaded.p50, 2)} ms, ` +
+      `p99 ${fixed(l.loaded.p99, 2)} ms, max ${fixed(l.loaded.max, 1)} ms (${l.loaded.lookups} lookups, ${l.loaded.listQueries} list queries)`,
+    `  batched inserts: ${fixed(e.inserts.docsPerSecond, 0)} meeting documents/s, ${fixed(e.inserts.contentDocsPerSecond, 0)} content documents/s`,
+    `  REST list: ${fixed(e.restList.small.rps)} req/s at ${e.sizes.small}, ${fixed(e.restList.large.rps)} req/s at ${e.sizes.large} (${fixed(e.restList.ratio, 2)}x)`,
+  ].join('\n');
 }
 
 /** Side by side: scenario by scenario and target by target, what changed from `a` to `b`. */

@@ -12,8 +12,15 @@ import { dirname, join } from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { connectDatabase } from '../src/db/connection.js';
 import type { CannedResponse } from './ceiling.js';
-import { benchAdmin, type DatasetOptions, defaultDatasetOptions, loadBenchDataset } from './dataset.js';
+import {
+  benchAdmin,
+  type DatasetOptions,
+  defaultDatasetOptions,
+  type LoadedDataset,
+  loadBenchDataset,
+} from './dataset.js';
 import { allIncludes, benchGraphQLQuery } from './direct.js';
+import { defaultEngineSizes, type EngineScenarioReport, runEngineScenario } from './engine-scenario.js';
 import {
   type FanoutOptions,
   type FanoutPhase,
@@ -46,7 +53,7 @@ Load
   --connections N         concurrent connections (default 10)
   --duration S            seconds measured per scenario and server (default 8)
   --warmup S              seconds of warm-up before each measurement (default 2)
-  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, fanout
+  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, fanout, engine
                           (rest-include and graphql also run once with Accept-Encoding: br, as
                           rest-include-br and graphql-br, against the service and the direct
                           handler only: the ceiling serves identity bytes; or name those ids alone)
@@ -60,6 +67,9 @@ Webhook fan-out
   --fanout-rate N         burst phase: recordings per second at most (default 0: unpaced)
   --fanout-entries N      transcript lines of each ingested recording (default 20)
   --fanout-timeout S      time box of each phase, ingestion and deliveries (default 60)
+Engine scenario (its own engine and service, short transcripts)
+  --engine-sizes A,B,C    the REST list is measured at A and B meetings, the engine alone at C
+                          (default ${defaultEngineSizes.small},${defaultEngineSizes.large},${defaultEngineSizes.full})
 Output
   --out FILE              JSON report (default bench/results/bench-<time>.json)
   --profile DIR           write CPU profiles of the service and the direct baseline there
@@ -88,6 +98,7 @@ function options() {
       'fanout-steady-seconds': { type: 'string', default: '20' },
       'fanout-entries': { type: 'string', default: '20' },
       'fanout-timeout': { type: 'string', default: '60' },
+      'engine-sizes': { type: 'string' },
       out: { type: 'string' },
       dump: { type: 'string' },
       profile: { type: 'string' },
@@ -130,12 +141,20 @@ function options() {
     fanout.push({ phase: 'steady', ...burst, recordings: steadyRecordings, rate: steadyRate });
   if (burst.recordings > 0)
     fanout.push({ phase: 'burst', ...burst, firstIndex: burst.firstIndex + steadyRecordings });
+  const sizes = values['engine-sizes']?.split(',').map(Number) ?? [];
+  const [small, large, full] = sizes;
+  if (sizes.length > 0 && !(sizes.length === 3 && small! >= 100 && small! < large! && large! < full!))
+    throw new Error(
+      '--engine-sizes takes three growing sizes, the first at least 100, e.g. 5000,50000,100000',
+    );
+  const engineSizes = sizes.length > 0 ? { small: small!, large: large!, full: full! } : defaultEngineSizes;
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   return {
     help: values.help,
     compare: values.compare ? positionals : null,
     dataset,
     fanout,
+    engineSizes,
     connections: Math.max(1, int('connections')),
     duration: Math.max(1, int('duration')),
     warmup: int('warmup'),
@@ -195,38 +214,10 @@ async function main(): Promise<number> {
   const children: Child[] = [];
 
   try {
-    // ------------------------------------------------------------ engine and dataset
-    const engine = Child.start(
-      'engine',
-      'bench/engine.ts',
-      {},
-      {
-        maxOldSpaceMb: 12_288,
-        nodeArgs: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, 'engine')}`] : [],
-      },
-    );
-    children.push(engine);
-    const { uri } = (await engine.ready) as { uri: string };
-    log(`engine: ${uri} (pid ${engine.pid})`);
-    const seeding = await connectDatabase(uri, 'bench');
-    let lastPrinted = 0;
-    const loaded = await loadBenchDataset(seeding.collections, opts.dataset, (done) => {
-      if (done - lastPrinted >= 1000 || (done === opts.dataset.meetings && done !== lastPrinted)) {
-        lastPrinted = done;
-        log(`  seeded ${done}/${opts.dataset.meetings} meetings (${elapsed()})`);
-      }
-    });
-    await seeding.close();
-    log(
-      `dataset: ${loaded.meetings} meetings, ${loaded.transcriptEntries} transcript lines, in ${loaded.seconds.toFixed(1)} s; ` +
-        `longest transcript ${loaded.longest.entries} lines (recording ${loaded.longest.recordingId}); engine RSS ${fixedMb(engine.rss())} MB`,
-    );
-
-    // ------------------------------------------------------------ the three servers
     const token = serviceToken();
-    const env: Record<string, string> = {
+    const serviceEnv = (uri: string, db: string): Record<string, string> => ({
       MONGODB_URI: uri,
-      MONGODB_DB: 'bench',
+      MONGODB_DB: db,
       SEED_DEMO: 'false',
       PORT: '0',
       HOST: '127.0.0.1',
@@ -241,308 +232,365 @@ async function main(): Promise<number> {
       SHUTDOWN_GRACE_MS: '2000',
       NODE_ENV: 'production', // as `npm start` runs it (graphql-js skips its development checks)
       ...fanoutEnv(token.sha256),
-    };
-    const profile = (name: string) =>
-      opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, name)}`] : [];
-    const service = Child.start('service', 'bench/service.ts', env, {
-      quiet: true,
-      nodeArgs: profile('service'),
     });
-    const direct = Child.start(
-      'direct',
-      'bench/baselines.ts',
-      { ...env, LOG_LEVEL: 'silent' },
-      { nodeArgs: profile('direct') },
-    );
-    const ceiling = Child.start('ceiling', 'bench/ceiling.ts', {});
-    children.push(service, direct, ceiling);
-    const serviceInfo = (await service.ready) as { url: string; appUrl: string };
-    const directInfo = (await direct.ready) as { url: string };
-    const ceilingInfo = (await ceiling.ready) as { url: string };
-    log(`service: ${serviceInfo.url} (pid ${service.pid})`);
-    log(`direct:  ${directInfo.url} (pid ${direct.pid}); ceiling: ${ceilingInfo.url} (pid ${ceiling.pid})`);
-    const servers: Record<Target, { url: string; child: Child }> = {
-      service: { url: serviceInfo.url, child: service },
-      direct: { url: directInfo.url, child: direct },
-      ceiling: { url: ceilingInfo.url, child: ceiling },
-    };
-
-    // ------------------------------------------------------------ the HTTP scenarios
-    const auth = { 'x-api-key': benchAdmin.apiKey };
-    const everyInclude = Object.keys(allIncludes)
-      .map((name) => `${name}=true`)
-      .join('&');
-    const restInclude = (limit: number): LoadRequest => ({
-      method: 'GET',
-      path: `/external/v1/meetings?limit=${limit}&${everyInclude}`,
-      headers: auth,
-    });
-    const scenarios: Scenario[] = [
-      {
-        id: 'rest-list',
-        name: 'REST GET /meetings',
-        request: { method: 'GET', path: '/external/v1/meetings?limit=10', headers: auth },
-      },
-      { id: 'rest-include', name: 'REST GET /meetings, every include', request: restInclude(10) },
-      {
-        id: 'graphql',
-        name: 'GraphQL meetings, same fields',
-        request: {
-          method: 'POST',
-          path: '/graphql',
-          headers: { ...auth, 'content-type': 'application/json' },
-          body: JSON.stringify({ query: benchGraphQLQuery, variables: { first: 10 } }),
-        },
-      },
-      {
-        id: 'transcript',
-        name: `REST transcript (${loaded.longest.entries} lines)`,
-        request: {
-          method: 'GET',
-          path: `/external/v1/recordings/${loaded.longest.recordingId}/transcript`,
-          headers: auth,
-        },
-      },
-    ];
-    // The large answers again as a browser or SDK asks for them: compressed (brotli, quality 4).
-    const brotli = (s: Scenario): Scenario => ({
-      id: `${s.id}-br`,
-      name: `${s.name}, Accept-Encoding: br`,
-      request: { ...s.request, headers: { ...s.request.headers, 'accept-encoding': 'br' } },
-      targets: ['service', 'direct'],
-    });
-    const withBrotli = scenarios.flatMap((s) =>
-      s.id === 'rest-include' || s.id === 'graphql' ? [s, brotli(s)] : [s],
-    );
-    const selected = withBrotli.filter((s) => wanted(s.id) || wanted(s.id.replace(/-br$/, '')));
-
-    /** Waits until the child has sent no MongoDB command for 300 ms (at most 10 s). */
-    async function settled(child: Child): Promise<void> {
-      let last = (await child.stats()).commands;
-      for (let i = 0; i < 33; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        const now = (await child.stats()).commands;
-        if (now === last) return;
-        last = now;
-      }
-    }
-
-    /** Exact commands per request: sequential requests between two counter readings. */
-    async function commandsPerRequest(
-      target: Target,
-      request: LoadRequest,
-      times = 3,
-    ): Promise<{ perRequest: number; byName: Record<string, number> } | null> {
-      if (target === 'ceiling') return null;
-      const { url, child } = servers[target];
-      const before = await child.stats();
-      for (let i = 0; i < times; i++) {
-        const answer = await fetchOnce(url, request);
-        if (answer.status !== 200) throw new Error(`${target} answered ${answer.status} to ${request.path}`);
-      }
-      const after = await child.stats();
-      const byName: Record<string, number> = {};
-      for (const [name, n] of Object.entries(after.commandsByName))
-        if (n !== (before.commandsByName[name] ?? 0))
-          byName[name] = (n - (before.commandsByName[name] ?? 0)) / times;
-      return { perRequest: (after.commands - before.commands) / times, byName };
-    }
-
+    let loaded: LoadedDataset | undefined;
     const reports: ScenarioReport[] = [];
-    for (const scenario of selected) {
-      log(`\n${scenario.name} (${elapsed()})`);
-      const fromService = await fetchOnce(servers.service.url, scenario.request);
-      const fromDirect = await fetchOnce(servers.direct.url, scenario.request);
-      if (fromService.status !== 200)
-        throw new Error(
-          `the service answered ${fromService.status}: ${fromService.body.toString().slice(0, 500)}`,
-        );
-      let equality: string;
-      if (fromService.body.equals(fromDirect.body)) equality = 'byte-identical';
-      else {
-        const difference = firstDifference(
-          JSON.parse(fromService.body.toString()),
-          JSON.parse(fromDirect.body.toString()),
-        );
-        equality =
-          difference === '$: key order' || difference === ''
-            ? 'deep-equal (key order differs)'
-            : `MISMATCH at ${difference}`;
-        if (equality.startsWith('MISMATCH'))
-          problems.push(
-            `${scenario.name}: the direct baseline does not answer like the service (${difference}); its ratio is not comparable`,
-          );
-      }
-      log(`  ${fromService.body.length} bytes; direct vs service: ${equality}`);
-      if (opts.dump) {
-        mkdirSync(opts.dump, { recursive: true });
-        writeFileSync(join(opts.dump, `${scenario.id}.service.json`), fromService.body);
-        writeFileSync(join(opts.dump, `${scenario.id}.direct.json`), fromDirect.body);
-      }
-      const canned: CannedResponse = {
-        key: `${scenario.request.method} ${scenario.request.path}`,
-        status: fromService.status,
-        headers: { 'content-type': fromService.contentType },
-        bodyBase64: fromService.body.toString('base64'),
-      };
-      await ceiling.call('set', canned);
-
-      const results: Partial<Record<Target, Measurement>> = {};
-      for (const target of scenario.targets ?? (['service', 'direct', 'ceiling'] as const)) {
-        const { url, child } = servers[target];
-        if (opts.warmup > 0)
-          await runLoad(url, scenario.request, { connections: opts.connections, seconds: opts.warmup });
-        const peak = sampleRss([child.pid]);
-        const [serverBefore, engineBefore] = await Promise.all([child.stats(), engine.stats()]);
-        const load = await runLoad(url, scenario.request, {
-          connections: opts.connections,
-          seconds: opts.duration,
-        });
-        const [serverAfter, engineAfter] = await Promise.all([child.stats(), engine.stats()]);
-        const [peakRss] = peak();
-        const perRequest = (before: number, after: number) =>
-          load.requests > 0 ? (after - before) / load.requests : 0;
-        await settled(child); // autocannon stops with requests still in flight: let them finish first
-        const commands = await commandsPerRequest(target, scenario.request);
-        results[target] = {
-          rps: load.rps,
-          p50: load.p50,
-          p99: load.p99,
-          requests: load.requests,
-          commandsPerRequest: commands?.perRequest ?? null,
-          commandsByName: commands?.byName ?? null,
-          serverCpuMs: perRequest(serverBefore.cpuMs, serverAfter.cpuMs),
-          engineCpuMs: perRequest(engineBefore.cpuMs, engineAfter.cpuMs),
-          loadAverage: loadavg()[0]!,
-          peakRssMb: mb(peakRss!),
-          status: load.status,
-          errors: load.errors,
-          timeouts: load.timeouts,
-          wireBytesPerRequest: load.wireBytesPerRequest,
-        };
-        const bad = load.status['3xx'] + load.status['4xx'] + load.status['5xx'] + load.errors;
-        if (bad > 0)
-          problems.push(
-            `${scenario.name} / ${target}: ${bad} responses were not 2xx (${JSON.stringify(load.status)}, ${load.errors} errors)`,
-          );
-        log(
-          `  ${target.padEnd(8)} ${load.rps.toFixed(1).padStart(8)} req/s  p50 ${load.p50.toFixed(1)} ms  p99 ${load.p99.toFixed(1)} ms  ` +
-            `${commands === null ? '-' : commands.perRequest.toFixed(1)} cmds/req  peak RSS ${mb(peakRss!).toFixed(0)} MB  ` +
-            `CPU/req: server ${perRequest(serverBefore.cpuMs, serverAfter.cpuMs).toFixed(1)} ms, engine ${perRequest(engineBefore.cpuMs, engineAfter.cpuMs).toFixed(1)} ms  ` +
-            `wire ${mb(load.wireBytesPerRequest).toFixed(2)} MB/resp  (load average ${loadavg()[0]!.toFixed(1)})`,
-        );
-      }
-      reports.push({
-        id: scenario.id,
-        name: scenario.name,
-        request: { method: scenario.request.method, path: scenario.request.path },
-        responseBytes: fromService.body.length,
-        equality,
-        results,
-      });
-    }
-
-    // ------------------------------------------------------------ commands per request by page size
     const pageSizes: BenchReport['pageSizes'] = [];
-    if (wanted('rest-include')) {
-      log(`\ncommands per request, page sizes 10 and 100 (${elapsed()})`);
-      for (const target of ['service', 'direct'] as const) {
-        const limit10 = (await commandsPerRequest(target, restInclude(10)))!;
-        const limit100 = (await commandsPerRequest(target, restInclude(100), 2))!;
-        const getMore = (c: typeof limit10) => c.byName.getMore ?? 0;
-        pageSizes.push({
-          target,
-          limit10: limit10.perRequest,
-          limit100: limit100.perRequest,
-          identical: limit10.perRequest === limit100.perRequest,
-          getMore10: getMore(limit10),
-          getMore100: getMore(limit100),
-          byName10: limit10.byName,
-          byName100: limit100.byName,
-        });
-        log(
-          `  ${target.padEnd(8)} limit 10: ${limit10.perRequest} ${JSON.stringify(limit10.byName)}  ` +
-            `limit 100: ${limit100.perRequest} ${JSON.stringify(limit100.byName)}`,
-        );
-      }
+    const fanout: BenchReport['fanout'] = [];
+    const targets: TargetCheck[] = [];
+    let engineScenario: EngineScenarioReport | undefined;
+
+    // ------------------------------------------------------------ the engine scenario
+    if (wanted('engine')) {
+      log(
+        `\nengine scenario: ${opts.engineSizes.small}, ${opts.engineSizes.large}, ${opts.engineSizes.full} meetings (${elapsed()})`,
+      );
+      const result = await runEngineScenario(
+        {
+          ...opts.engineSizes,
+          seed: opts.dataset.seed,
+          connections: opts.connections,
+          duration: opts.duration,
+          warmup: opts.warmup,
+        },
+        serviceEnv,
+        log,
+      );
+      engineScenario = result.report;
+      targets.push(...result.targets);
+      problems.push(...result.problems);
     }
 
-    // ------------------------------------------------------------ webhook fan-out
-    const fanout: BenchReport['fanout'] = [];
-    const missing =
-      wanted('fanout') && opts.fanout.length > 0
-        ? await missingMachinery(servers.service.url, benchAdmin.apiKey)
-        : null;
-    for (const phase of wanted('fanout') ? opts.fanout : []) {
-      const label = `webhook fan-out, ${phase.phase}`;
-      log(`\n${label}${phase.rate > 0 ? ` at ${phase.rate} recordings/s` : ''} (${elapsed()})`);
-      if (missing) {
-        log(`  skipped: webhook machinery not present (${missing})`);
+    // The servers' scenarios, unless only the engine scenario was asked for.
+    if (!opts.only || [...opts.only].some((id) => id !== 'engine')) {
+      // ------------------------------------------------------------ engine and dataset
+      const engine = Child.start(
+        'engine',
+        'bench/engine.ts',
+        {},
+        {
+          maxOldSpaceMb: 12_288,
+          nodeArgs: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, 'engine')}`] : [],
+        },
+      );
+      children.push(engine);
+      const { uri } = (await engine.ready) as { uri: string };
+      log(`engine: ${uri} (pid ${engine.pid})`);
+      const seeding = await connectDatabase(uri, 'bench');
+      let lastPrinted = 0;
+      loaded = await loadBenchDataset(seeding.collections, opts.dataset, (done) => {
+        if (done - lastPrinted >= 1000 || (done === opts.dataset.meetings && done !== lastPrinted)) {
+          lastPrinted = done;
+          log(`  seeded ${done}/${opts.dataset.meetings} meetings (${elapsed()})`);
+        }
+      });
+      await seeding.close();
+      log(
+        `dataset: ${loaded.meetings} meetings, ${loaded.transcriptEntries} transcript lines, in ${loaded.seconds.toFixed(1)} s; ` +
+          `longest transcript ${loaded.longest.entries} lines (recording ${loaded.longest.recordingId}); engine RSS ${fixedMb(engine.rss())} MB`,
+      );
+
+      // ------------------------------------------------------------ the three servers
+      const env = serviceEnv(uri, 'bench');
+      const profile = (name: string) =>
+        opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, name)}`] : [];
+      const service = Child.start('service', 'bench/service.ts', env, {
+        quiet: true,
+        nodeArgs: profile('service'),
+      });
+      const direct = Child.start(
+        'direct',
+        'bench/baselines.ts',
+        { ...env, LOG_LEVEL: 'silent' },
+        { nodeArgs: profile('direct') },
+      );
+      const ceiling = Child.start('ceiling', 'bench/ceiling.ts', {});
+      children.push(service, direct, ceiling);
+      const serviceInfo = (await service.ready) as { url: string; appUrl: string };
+      const directInfo = (await direct.ready) as { url: string };
+      const ceilingInfo = (await ceiling.ready) as { url: string };
+      log(`service: ${serviceInfo.url} (pid ${service.pid})`);
+      log(`direct:  ${directInfo.url} (pid ${direct.pid}); ceiling: ${ceilingInfo.url} (pid ${ceiling.pid})`);
+      const servers: Record<Target, { url: string; child: Child }> = {
+        service: { url: serviceInfo.url, child: service },
+        direct: { url: directInfo.url, child: direct },
+        ceiling: { url: ceilingInfo.url, child: ceiling },
+      };
+
+      // ------------------------------------------------------------ the HTTP scenarios
+      const auth = { 'x-api-key': benchAdmin.apiKey };
+      const everyInclude = Object.keys(allIncludes)
+        .map((name) => `${name}=true`)
+        .join('&');
+      const restInclude = (limit: number): LoadRequest => ({
+        method: 'GET',
+        path: `/external/v1/meetings?limit=${limit}&${everyInclude}`,
+        headers: auth,
+      });
+      const scenarios: Scenario[] = [
+        {
+          id: 'rest-list',
+          name: 'REST GET /meetings',
+          request: { method: 'GET', path: '/external/v1/meetings?limit=10', headers: auth },
+        },
+        { id: 'rest-include', name: 'REST GET /meetings, every include', request: restInclude(10) },
+        {
+          id: 'graphql',
+          name: 'GraphQL meetings, same fields',
+          request: {
+            method: 'POST',
+            path: '/graphql',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ query: benchGraphQLQuery, variables: { first: 10 } }),
+          },
+        },
+        {
+          id: 'transcript',
+          name: `REST transcript (${loaded.longest.entries} lines)`,
+          request: {
+            method: 'GET',
+            path: `/external/v1/recordings/${loaded.longest.recordingId}/transcript`,
+            headers: auth,
+          },
+        },
+      ];
+      // The large answers again as a browser or SDK asks for them: compressed (brotli, quality 4).
+      const brotli = (s: Scenario): Scenario => ({
+        id: `${s.id}-br`,
+        name: `${s.name}, Accept-Encoding: br`,
+        request: { ...s.request, headers: { ...s.request.headers, 'accept-encoding': 'br' } },
+        targets: ['service', 'direct'],
+      });
+      const withBrotli = scenarios.flatMap((s) =>
+        s.id === 'rest-include' || s.id === 'graphql' ? [s, brotli(s)] : [s],
+      );
+      const selected = withBrotli.filter((s) => wanted(s.id) || wanted(s.id.replace(/-br$/, '')));
+
+      /** Waits until the child has sent no MongoDB command for 300 ms (at most 10 s). */
+      async function settled(child: Child): Promise<void> {
+        let last = (await child.stats()).commands;
+        for (let i = 0; i < 33; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const now = (await child.stats()).commands;
+          if (now === last) return;
+          last = now;
+        }
+      }
+
+      /** Exact commands per request: sequential requests between two counter readings. */
+      async function commandsPerRequest(
+        target: Target,
+        request: LoadRequest,
+        times = 3,
+      ): Promise<{ perRequest: number; byName: Record<string, number> } | null> {
+        if (target === 'ceiling') return null;
+        const { url, child } = servers[target];
+        const before = await child.stats();
+        for (let i = 0; i < times; i++) {
+          const answer = await fetchOnce(url, request);
+          if (answer.status !== 200)
+            throw new Error(`${target} answered ${answer.status} to ${request.path}`);
+        }
+        const after = await child.stats();
+        const byName: Record<string, number> = {};
+        for (const [name, n] of Object.entries(after.commandsByName))
+          if (n !== (before.commandsByName[name] ?? 0))
+            byName[name] = (n - (before.commandsByName[name] ?? 0)) / times;
+        return { perRequest: (after.commands - before.commands) / times, byName };
+      }
+
+      for (const scenario of selected) {
+        log(`\n${scenario.name} (${elapsed()})`);
+        const fromService = await fetchOnce(servers.service.url, scenario.request);
+        const fromDirect = await fetchOnce(servers.direct.url, scenario.request);
+        if (fromService.status !== 200)
+          throw new Error(
+            `the service answered ${fromService.status}: ${fromService.body.toString().slice(0, 500)}`,
+          );
+        let equality: string;
+        if (fromService.body.equals(fromDirect.body)) equality = 'byte-identical';
+        else {
+          const difference = firstDifference(
+            JSON.parse(fromService.body.toString()),
+            JSON.parse(fromDirect.body.toString()),
+          );
+          equality =
+            difference === '$: key order' || difference === ''
+              ? 'deep-equal (key order differs)'
+              : `MISMATCH at ${difference}`;
+          if (equality.startsWith('MISMATCH'))
+            problems.push(
+              `${scenario.name}: the direct baseline does not answer like the service (${difference}); its ratio is not comparable`,
+            );
+        }
+        log(`  ${fromService.body.length} bytes; direct vs service: ${equality}`);
+        if (opts.dump) {
+          mkdirSync(opts.dump, { recursive: true });
+          writeFileSync(join(opts.dump, `${scenario.id}.service.json`), fromService.body);
+          writeFileSync(join(opts.dump, `${scenario.id}.direct.json`), fromDirect.body);
+        }
+        const canned: CannedResponse = {
+          key: `${scenario.request.method} ${scenario.request.path}`,
+          status: fromService.status,
+          headers: { 'content-type': fromService.contentType },
+          bodyBase64: fromService.body.toString('base64'),
+        };
+        await ceiling.call('set', canned);
+
+        const results: Partial<Record<Target, Measurement>> = {};
+        for (const target of scenario.targets ?? (['service', 'direct', 'ceiling'] as const)) {
+          const { url, child } = servers[target];
+          if (opts.warmup > 0)
+            await runLoad(url, scenario.request, { connections: opts.connections, seconds: opts.warmup });
+          const peak = sampleRss([child.pid]);
+          const [serverBefore, engineBefore] = await Promise.all([child.stats(), engine.stats()]);
+          const load = await runLoad(url, scenario.request, {
+            connections: opts.connections,
+            seconds: opts.duration,
+          });
+          const [serverAfter, engineAfter] = await Promise.all([child.stats(), engine.stats()]);
+          const [peakRss] = peak();
+          const perRequest = (before: number, after: number) =>
+            load.requests > 0 ? (after - before) / load.requests : 0;
+          await settled(child); // autocannon stops with requests still in flight: let them finish first
+          const commands = await commandsPerRequest(target, scenario.request);
+          results[target] = {
+            rps: load.rps,
+            p50: load.p50,
+            p99: load.p99,
+            requests: load.requests,
+            commandsPerRequest: commands?.perRequest ?? null,
+            commandsByName: commands?.byName ?? null,
+            serverCpuMs: perRequest(serverBefore.cpuMs, serverAfter.cpuMs),
+            engineCpuMs: perRequest(engineBefore.cpuMs, engineAfter.cpuMs),
+            loadAverage: loadavg()[0]!,
+            peakRssMb: mb(peakRss!),
+            status: load.status,
+            errors: load.errors,
+            timeouts: load.timeouts,
+            wireBytesPerRequest: load.wireBytesPerRequest,
+          };
+          const bad = load.status['3xx'] + load.status['4xx'] + load.status['5xx'] + load.errors;
+          if (bad > 0)
+            problems.push(
+              `${scenario.name} / ${target}: ${bad} responses were not 2xx (${JSON.stringify(load.status)}, ${load.errors} errors)`,
+            );
+          log(
+            `  ${target.padEnd(8)} ${load.rps.toFixed(1).padStart(8)} req/s  p50 ${load.p50.toFixed(1)} ms  p99 ${load.p99.toFixed(1)} ms  ` +
+              `${commands === null ? '-' : commands.perRequest.toFixed(1)} cmds/req  peak RSS ${mb(peakRss!).toFixed(0)} MB  ` +
+              `CPU/req: server ${perRequest(serverBefore.cpuMs, serverAfter.cpuMs).toFixed(1)} ms, engine ${perRequest(engineBefore.cpuMs, engineAfter.cpuMs).toFixed(1)} ms  ` +
+              `wire ${mb(load.wireBytesPerRequest).toFixed(2)} MB/resp  (load average ${loadavg()[0]!.toFixed(1)})`,
+          );
+        }
+        reports.push({
+          id: scenario.id,
+          name: scenario.name,
+          request: { method: scenario.request.method, path: scenario.request.path },
+          responseBytes: fromService.body.length,
+          equality,
+          results,
+        });
+      }
+
+      // ------------------------------------------------------------ commands per request by page size
+      if (wanted('rest-include')) {
+        log(`\ncommands per request, page sizes 10 and 100 (${elapsed()})`);
+        for (const target of ['service', 'direct'] as const) {
+          const limit10 = (await commandsPerRequest(target, restInclude(10)))!;
+          const limit100 = (await commandsPerRequest(target, restInclude(100), 2))!;
+          const getMore = (c: typeof limit10) => c.byName.getMore ?? 0;
+          pageSizes.push({
+            target,
+            limit10: limit10.perRequest,
+            limit100: limit100.perRequest,
+            identical: limit10.perRequest === limit100.perRequest,
+            getMore10: getMore(limit10),
+            getMore100: getMore(limit100),
+            byName10: limit10.byName,
+            byName100: limit100.byName,
+          });
+          log(
+            `  ${target.padEnd(8)} limit 10: ${limit10.perRequest} ${JSON.stringify(limit10.byName)}  ` +
+              `limit 100: ${limit100.perRequest} ${JSON.stringify(limit100.byName)}`,
+          );
+        }
+      }
+
+      // ------------------------------------------------------------ webhook fan-out
+      const missing =
+        wanted('fanout') && opts.fanout.length > 0
+          ? await missingMachinery(servers.service.url, benchAdmin.apiKey)
+          : null;
+      for (const phase of wanted('fanout') ? opts.fanout : []) {
+        const label = `webhook fan-out, ${phase.phase}`;
+        log(`\n${label}${phase.rate > 0 ? ` at ${phase.rate} recordings/s` : ''} (${elapsed()})`);
+        if (missing) {
+          log(`  skipped: webhook machinery not present (${missing})`);
+          fanout.push({
+            ...skippedFanout(`webhook machinery not present (${missing})`, phase),
+            phase: phase.phase,
+            rate: phase.rate,
+            peakRssMb: 0,
+            commandsPerIngest: null,
+            commandsPerDelivery: null,
+          });
+          continue;
+        }
+        const before = await service.stats();
+        const peak = sampleRss([service.pid]);
+        const observer = await connectDatabase(uri, 'bench');
+        const outboxOf = async (recordingIds: number[]) => {
+          const rows = await observer.collections.outbox
+            .aggregate<{ _id: string; n: number }>([
+              { $match: { kind: 'webhook_event', recordingId: { $in: recordingIds } } },
+              { $group: { _id: '$status', n: { $sum: 1 } } },
+            ])
+            .toArray();
+          return Object.fromEntries(rows.map((r) => [r._id, r.n]));
+        };
+        const result = await runFanout(
+          servers.service.url,
+          serviceInfo.appUrl,
+          token.token,
+          phase,
+          log,
+          outboxOf,
+        ).finally(() => observer.close());
+        const [peakRss] = peak();
+        const after = await service.stats();
+        const appCommands = after.commands - before.commands;
+        const allCommands = after.allCommands - before.allCommands;
         fanout.push({
-          ...skippedFanout(`webhook machinery not present (${missing})`, phase),
+          ...result,
           phase: phase.phase,
           rate: phase.rate,
-          peakRssMb: 0,
-          commandsPerIngest: null,
-          commandsPerDelivery: null,
+          peakRssMb: mb(peakRss!),
+          commandsPerIngest: result.recordings > 0 ? appCommands / result.recordings : null,
+          commandsPerDelivery:
+            result.delivered > 0 && allCommands > appCommands
+              ? (allCommands - appCommands) / result.delivered
+              : null,
         });
-        continue;
-      }
-      const before = await service.stats();
-      const peak = sampleRss([service.pid]);
-      const observer = await connectDatabase(uri, 'bench');
-      const outboxOf = async (recordingIds: number[]) => {
-        const rows = await observer.collections.outbox
-          .aggregate<{ _id: string; n: number }>([
-            { $match: { kind: 'webhook_event', recordingId: { $in: recordingIds } } },
-            { $group: { _id: '$status', n: { $sum: 1 } } },
-          ])
-          .toArray();
-        return Object.fromEntries(rows.map((r) => [r._id, r.n]));
-      };
-      const result = await runFanout(
-        servers.service.url,
-        serviceInfo.appUrl,
-        token.token,
-        phase,
-        log,
-        outboxOf,
-      ).finally(() => observer.close());
-      const [peakRss] = peak();
-      const after = await service.stats();
-      const appCommands = after.commands - before.commands;
-      const allCommands = after.allCommands - before.allCommands;
-      fanout.push({
-        ...result,
-        phase: phase.phase,
-        rate: phase.rate,
-        peakRssMb: mb(peakRss!),
-        commandsPerIngest: result.recordings > 0 ? appCommands / result.recordings : null,
-        commandsPerDelivery:
-          result.delivered > 0 && allCommands > appCommands
-            ? (allCommands - appCommands) / result.delivered
-            : null,
-      });
-      log(
-        `  ${result.delivered}/${result.expected} delivered (${result.late} still pending at the deadline, ${result.lost} lost; outbox ${JSON.stringify(result.outbox)}), ` +
-          `${result.deliveriesPerSecond.toFixed(1)} deliveries/s, p50 ${result.p50.toFixed(0)} ms, p99 ${result.censored > 0 ? '>= ' : ''}${result.p99.toFixed(0)} ms`,
-      );
-      if (result.ingested < result.recordings)
-        problems.push(
-          `${label}: only ${result.ingested} of ${result.recordings} recordings were ingested within ${phase.timeoutSeconds} s`,
+        log(
+          `  ${result.delivered}/${result.expected} delivered (${result.late} still pending at the deadline, ${result.lost} lost; outbox ${JSON.stringify(result.outbox)}), ` +
+            `${result.deliveriesPerSecond.toFixed(1)} deliveries/s, p50 ${result.p50.toFixed(0)} ms, p99 ${result.censored > 0 ? '>= ' : ''}${result.p99.toFixed(0)} ms`,
         );
-      if (result.late > 0)
-        problems.push(`${label}: ${result.late} events were still pending after ${phase.timeoutSeconds} s`);
-      if (result.lost > 0) problems.push(`${label}: ${result.lost} of ${result.expected} events were lost`);
-      if (result.duplicates > 0)
-        problems.push(`${label}: ${result.duplicates} events arrived more than once`);
-      if (result.badSignatures > 0)
-        problems.push(`${label}: ${result.badSignatures} bad signatures or bodies`);
-      if (result.ingestErrors > 0) problems.push(`${label}: ${result.ingestErrors} ingestions failed`);
+        if (result.ingested < result.recordings)
+          problems.push(
+            `${label}: only ${result.ingested} of ${result.recordings} recordings were ingested within ${phase.timeoutSeconds} s`,
+          );
+        if (result.late > 0)
+          problems.push(`${label}: ${result.late} events were still pending after ${phase.timeoutSeconds} s`);
+        if (result.lost > 0) problems.push(`${label}: ${result.lost} of ${result.expected} events were lost`);
+        if (result.duplicates > 0)
+          problems.push(`${label}: ${result.duplicates} events arrived more than once`);
+        if (result.badSignatures > 0)
+          problems.push(`${label}: ${result.badSignatures} bad signatures or bodies`);
+        if (result.ingestErrors > 0) problems.push(`${label}: ${result.ingestErrors} ingestions failed`);
+      }
     }
 
     // ------------------------------------------------------------ targets and report
-    const targets: TargetCheck[] = [];
     const include = reports.find((r) => r.id === 'rest-include');
     if (include?.results.service && include.results.direct) {
       const ratio = include.results.service.rps / include.results.direct.rps;
@@ -608,6 +656,7 @@ async function main(): Promise<number> {
       scenarios: reports,
       pageSizes,
       fanout,
+      engine: engineScenario,
       targets,
       problems,
     };

@@ -164,6 +164,7 @@ export class Index {
   /** Per field: whether some document gave it several keys (an array), as mongod's multikeyPaths. */
   readonly multikey: boolean[];
   private readonly partial: ((doc: Document) => boolean) | undefined;
+  /** Unique indexes only: record ids by key, to find a duplicate without a tree walk. */
   private entries = new Map<string, Postings>();
   private readonly tree;
 
@@ -251,14 +252,14 @@ export class Index {
       )
         this.multikey[i] = true;
     for (const { key, values } of keys) {
-      addPosting(this.entries, key, seq);
+      if (this.unique) addPosting(this.entries, key, seq);
       this.tree.set({ values, seq }, undefined);
     }
   }
 
   remove(seq: number, keys: IndexKey[]): void {
     for (const { key, values } of keys) {
-      removePosting(this.entries, key, seq);
+      if (this.unique) removePosting(this.entries, key, seq);
       this.tree.delete({ values, seq });
     }
   }

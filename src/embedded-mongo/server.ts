@@ -124,8 +124,8 @@ class Connection {
     return serializeOpReply(this.nextRequestId++, request.header.requestId, [error]);
   }
 
-  private context(dbName: string): CommandContext {
-    return { engine: this.engine, dbName, connection: this.info };
+  private context(dbName: string, request: Request): CommandContext {
+    return { engine: this.engine, dbName, connection: this.info, requestBytes: request.header.messageLength };
   }
 
   private handleMsg(request: OpMsgRequest): Buffer | undefined {
@@ -134,7 +134,7 @@ class Connection {
     if (typeof dbName !== 'string' || dbName.length === 0) {
       reply = new CommandError(ErrorCode.Location40571, 'OP_MSG requests require a $db argument').toReply();
     } else {
-      reply = executeCommand(request.body, this.context(dbName));
+      reply = executeCommand(request.body, this.context(dbName, request));
     }
     if (request.moreToCome) return undefined;
     return this.serialize(
@@ -157,7 +157,7 @@ class Connection {
     const raw = request.query;
     const command =
       '$query' in raw && typeof raw.$query === 'object' && raw.$query ? (raw.$query as Document) : raw;
-    const reply = executeCommand(command, this.context(dbName));
+    const reply = executeCommand(command, this.context(dbName, request));
     return this.serialize(
       (doc) => serializeOpReply(this.nextRequestId++, request.header.requestId, [doc]),
       reply,

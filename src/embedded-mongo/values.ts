@@ -189,8 +189,34 @@ function cmp<T>(a: T, b: T): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+// An ObjectId's hex string, computed once per instance: index entries keep their ObjectIds, and
+// every B-tree comparison on an ObjectId field would otherwise build two strings.
+const objectIdHex = new WeakMap<object, string>();
+type ObjectIdLike = { toHexString(): string };
+function isObjectId(value: unknown): value is ObjectIdLike {
+  return (
+    typeof value === 'object' && value !== null && (value as { _bsontype?: unknown })._bsontype === 'ObjectId'
+  );
+}
+function hexOf(id: ObjectIdLike): string {
+  let hex = objectIdHex.get(id);
+  if (hex === undefined) {
+    hex = id.toHexString();
+    objectIdHex.set(id, hex);
+  }
+  return hex;
+}
+
 /** Total order over BSON values, following mongod's comparison rules (for sorting). */
 export function compareValues(a: unknown, b: unknown): number {
+  // The common cases of index keys first: two plain numbers (not NaN) or two strings.
+  if (typeof a === 'number' && typeof b === 'number') {
+    if (a < b) return -1;
+    if (a > b) return 1;
+    if (a === b) return 0;
+  } else if (typeof a === 'string' && typeof b === 'string') return cmp(a, b);
+  else if (a instanceof Date && b instanceof Date) return cmp(a.getTime(), b.getTime());
+  else if (isObjectId(a) && isObjectId(b)) return cmp(hexOf(a), hexOf(b));
   const ta = typeOrder(a);
   const tb = typeOrder(b);
   if (ta !== tb) return ta < tb ? -1 : 1;
@@ -242,10 +268,7 @@ export function compareValues(a: unknown, b: unknown): number {
       );
     }
     case 8:
-      return cmp(
-        (a as { toHexString(): string }).toHexString(),
-        (b as { toHexString(): string }).toHexString(),
-      );
+      return cmp(hexOf(a as ObjectIdLike), hexOf(b as ObjectIdLike));
     case 9:
       return cmp(Number(a), Number(b));
     case 10:

@@ -14,6 +14,8 @@ export interface CommandContext {
   engine: Engine;
   dbName: string;
   connection: ConnectionInfo;
+  /** Bytes of the request message: no document in it is larger. */
+  requestBytes?: number | undefined;
   /** `Date.now()` after which the command fails with MaxTimeMSExpired (from `maxTimeMS`). */
   deadline?: number | undefined;
 }

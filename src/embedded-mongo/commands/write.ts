@@ -5,9 +5,10 @@ import { type Match, matchDocuments, runQuery } from '../plan-executor.js';
 import { compileProjection } from '../query.js';
 import type { Collection } from '../storage.js';
 import { applyUpdate, buildUpsertDocument, parseUpdate, validateStoredDocument } from '../update.js';
-import { cloneValue, type Document, idFirst, isPlainObject } from '../values.js';
+import { type Document, idFirst, isPlainObject } from '../values.js';
 import { MAX_BSON_OBJECT_SIZE } from '../wire.js';
 import {
+  type CommandContext,
   type CommandHandler,
   collectionArg,
   optionalArray,
@@ -21,8 +22,14 @@ import {
  * A document about to be stored: valid for storage and within 16 MiB, else refused with mongod's
  * BSONObjectTooLarge before anything is written (a larger document could never be read back).
  */
-function storable(doc: Document, what: 'insert' | 'update'): Document {
+// The _id the engine adds to a document sent without one, and then some.
+const ID_ALLOWANCE = 64;
+
+/** `requestBytes`: the size of the message `doc` came in, when it came as it is. */
+function storable(doc: Document, what: 'insert' | 'update', requestBytes?: number): Document {
   validateStoredDocument(doc);
+  // A document from a message well under the limit is under it too: no need to measure it.
+  if (requestBytes !== undefined && requestBytes + ID_ALLOWANCE < MAX_BSON_OBJECT_SIZE) return doc;
   const size = BSON.calculateObjectSize(doc);
   if (size > MAX_BSON_OBJECT_SIZE) {
     throw new CommandError(
@@ -35,12 +42,12 @@ function storable(doc: Document, what: 'insert' | 'update'): Document {
   return doc;
 }
 
-function prepareInsert(raw: unknown): Document {
+function prepareInsert(raw: unknown, ctx: CommandContext): Document {
   if (!isPlainObject(raw))
     throw new CommandError(ErrorCode.TypeMismatch, 'document to insert must be an object');
-  let doc = cloneValue(raw);
-  doc = doc._id === undefined ? { _id: new ObjectId(), ...doc } : idFirst(doc);
-  return storable(doc, 'insert');
+  // The document was decoded for this command alone: it is stored as it is, not copied.
+  const doc = raw._id === undefined ? { _id: new ObjectId(), ...raw } : idFirst(raw);
+  return storable(doc, 'insert', ctx.requestBytes);
 }
 
 const insert: CommandHandler = (cmd, ctx) => {
@@ -52,7 +59,7 @@ const insert: CommandHandler = (cmd, ctx) => {
   let n = 0;
   for (let i = 0; i < documents.length; i++) {
     try {
-      collection.insert(prepareInsert(documents[i]));
+      collection.insert(prepareInsert(documents[i], ctx));
       n++;
     } catch (err) {
       writeErrors.push(toCommandError(err).toWriteError(i));
