@@ -199,6 +199,7 @@ function formatEngineScenario(e: EngineScenarioReport): string {
       (r) =>
         `  ${r.name.padEnd(width)}  ${fixed(r.engineMs, 2).padStart(7)}  ${fixed(r.p50, 2).padStart(7)}  ${r.plan}`,
     ),
+    ...(unbounded ? [`  * not held to the page target: ${unbounded}`] : []),
     `  indexed lookup: idle p50 ${fixed(l.idle.p50, 2)} ms; while "${l.heaviest}" runs: p50 ${fixed(l.loaded.p50, 2)} ms, ` +
       `p99 ${fixed(l.loaded.p99, 2)} ms, max ${fixed(l.loaded.max, 1)} ms (${l.loaded.lookups} lookups, ${l.loaded.listQueries} list queries)`,
     `  batched inserts: ${fixed(e.inserts.docsPerSecond, 0)} meeting documents/s, ${fixed(e.inserts.contentDocsPerSecond, 0)} content documents/s`,
