@@ -190,7 +190,11 @@ export function formatReport(report: BenchReport): string {
 }
 
 function formatEngineScenario(e: EngineScenarioReport): string {
-  const rows = [...e.listQueries, { name: 'range + sort + limit', ...e.rangeSortLimit }];
+  const rows = [
+    ...e.listQueries.map((q) => ({ ...q, name: q.unbounded ? `${q.name} *` : q.name })),
+    { name: 'range + sort + limit', ...e.rangeSortLimit },
+  ];
+  const unbounded = e.listQueries.find((q) => q.unbounded)?.unbounded;
   const width = Math.max(...rows.map((r) => r.name.length));
   const l = e.lookupUnderLoad;
   return [
