@@ -27,11 +27,21 @@ export interface IndexSpec extends Document {
   partialFilterExpression?: Document;
 }
 
-export interface IndexKey {
-  /** Hash key (canonical string of the key values). */
-  key: string;
-  /** Key values in index field order; missing fields are `null`. */
-  values: unknown[];
+export class IndexKey {
+  private hash: string | undefined;
+
+  /** `values`: the key values in index field order; missing fields are `null`. */
+  constructor(readonly values: unknown[]) {}
+
+  /**
+   * Canonical string of the values (equal for equal keys), made when first asked for: only unique
+   * indexes, multikey de-duplication and updates need it, and most keys are never asked.
+   */
+  get key(): string {
+    this.hash ??=
+      this.values.length === 1 ? keyString(this.values[0]) : JSON.stringify(this.values.map(keyString));
+    return this.hash;
+  }
 }
 
 export const ID_INDEX_NAME = '_id_';
@@ -210,35 +220,27 @@ export class Index {
     if (this.partial && !this.partial(doc)) return [];
     const perField = this.fields.map((field) => pathValues(doc, field));
     if (this.sparse && perField.every((vals) => vals.length === 1 && vals[0] === MISSING)) return [];
-    if (perField.length === 1) {
-      const seen = new Set<string>();
-      const keys: IndexKey[] = [];
-      for (const v of perField[0]!) {
-        const key = keyString(v);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        keys.push({ key, values: [v === MISSING ? null : v] });
-      }
-      return keys;
-    }
     const multi = perField.filter((vals) => vals.length > 1);
+    if (multi.length === 0)
+      return [new IndexKey(perField.map((vals) => (vals[0] === MISSING ? null : vals[0])))];
     if (multi.length > 1) {
       const names = this.fields.filter((_, i) => perField[i]!.length > 1);
       throw new CommandError(171, `cannot index parallel arrays [${names[1]}] [${names[0]}]`);
     }
+    // One key per distinct element of the array field.
     const keys: IndexKey[] = [];
     const seen = new Set<string>();
     const multiIdx = perField.findIndex((vals) => vals.length > 1);
-    const variants = multiIdx === -1 ? [undefined] : perField[multiIdx]!;
-    for (const variant of variants) {
-      const values = perField.map((vals, i) => {
-        const v = i === multiIdx ? variant : vals[0];
-        return v === MISSING ? null : v;
-      });
-      const key = JSON.stringify(values.map(keyString));
-      if (seen.has(key)) continue;
-      seen.add(key);
-      keys.push({ key, values });
+    for (const variant of perField[multiIdx]!) {
+      const key = new IndexKey(
+        perField.map((vals, i) => {
+          const v = i === multiIdx ? variant : vals[0];
+          return v === MISSING ? null : v;
+        }),
+      );
+      if (seen.has(key.key)) continue;
+      seen.add(key.key);
+      keys.push(key);
     }
     return keys;
   }
@@ -251,16 +253,16 @@ export class Index {
         keys.some((k) => Array.isArray(k.values[i]) || k.values[i] !== keys[0]!.values[i])
       )
         this.multikey[i] = true;
-    for (const { key, values } of keys) {
-      if (this.unique) addPosting(this.entries, key, seq);
-      this.tree.set({ values, seq }, undefined);
+    for (const key of keys) {
+      if (this.unique) addPosting(this.entries, key.key, seq);
+      this.tree.set({ values: key.values, seq }, undefined);
     }
   }
 
   remove(seq: number, keys: IndexKey[]): void {
-    for (const { key, values } of keys) {
-      if (this.unique) removePosting(this.entries, key, seq);
-      this.tree.delete({ values, seq });
+    for (const key of keys) {
+      if (this.unique) removePosting(this.entries, key.key, seq);
+      this.tree.delete({ values: key.values, seq });
     }
   }
 

@@ -67,21 +67,33 @@ const DESERIALIZE_OPTIONS = {
 
 /** Replaces, in place, Int32 and Double wrappers by what the engine keeps, and BSON regexes by RegExps. */
 function keepTypes(container: Document | unknown[]): void {
-  const entries: Array<[string | number, unknown]> = Array.isArray(container)
-    ? container.map((v, i) => [i, v])
-    : Object.entries(container);
-  for (const [key, value] of entries) {
-    if (value === null || typeof value !== 'object') continue;
-    const tag = (value as { _bsontype?: string })._bsontype;
-    let replacement: unknown = value;
-    if (tag === 'Int32' || tag === 'Double') replacement = normalizeNumber(value as Int32 | Double);
-    else if (tag === 'BSONRegExp') {
-      const re = value as BSONRegExp;
-      replacement = toRegExp(re.pattern, re.options);
-    } else if (tag === 'BSONSymbol') replacement = String(value);
-    else if (tag === undefined && (Array.isArray(value) || isPlainObject(value))) keepTypes(value);
-    if (replacement !== value) (container as Record<string | number, unknown>)[key] = replacement;
+  // Plain loops: this runs over every value of every document received.
+  if (Array.isArray(container)) {
+    for (let i = 0; i < container.length; i++) {
+      const value = container[i];
+      const replacement = kept(value);
+      if (replacement !== value) container[i] = replacement;
+    }
+    return;
   }
+  for (const key in container) {
+    const value = container[key];
+    const replacement = kept(value);
+    if (replacement !== value) container[key] = replacement;
+  }
+}
+
+function kept(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const tag = (value as { _bsontype?: string })._bsontype;
+  if (tag === 'Int32' || tag === 'Double') return normalizeNumber(value as Int32 | Double);
+  if (tag === 'BSONRegExp') {
+    const re = value as BSONRegExp;
+    return toRegExp(re.pattern, re.options);
+  }
+  if (tag === 'BSONSymbol') return String(value);
+  if (tag === undefined && (Array.isArray(value) || isPlainObject(value))) keepTypes(value);
+  return value;
 }
 
 /** A BSON document as the engine keeps it: each value with its BSON type (see numbers.ts). */
