@@ -3,6 +3,7 @@
 // enforcement.
 import sortedBtree from 'sorted-btree';
 import { CommandError, ErrorCode } from './errors.js';
+import { toDouble } from './numbers.js';
 import {
   compareValues,
   type Document,
@@ -61,8 +62,9 @@ export function validateKeyPattern(key: unknown): asserts key is Document {
     if (field === '' || field.startsWith('$') || field.endsWith('.') || field.includes('..')) {
       throw new CommandError(ErrorCode.BadValue, `Index key contains an illegal field name: '${field}'`);
     }
+    const direction = toDouble(dir); // 1, 1.0 (pymongo sends doubles), Long(1)...
     const ok =
-      (typeof dir === 'number' && dir !== 0 && Number.isFinite(dir)) ||
+      (direction !== undefined && direction !== 0 && Number.isFinite(direction)) ||
       dir === 'text' ||
       dir === 'hashed' ||
       dir === '2d' ||
@@ -181,7 +183,7 @@ export class Index {
   constructor(spec: IndexSpec, partialMatcher?: (doc: Document) => boolean) {
     this.spec = spec;
     this.fields = Object.keys(spec.key);
-    this.directions = this.fields.map((f) => (Number(spec.key[f]) < 0 ? -1 : 1));
+    this.directions = this.fields.map((f) => ((toDouble(spec.key[f]) ?? 1) < 0 ? -1 : 1));
     this.unique = spec.unique === true || spec.name === ID_INDEX_NAME;
     this.sparse = spec.sparse === true;
     this.multikey = this.fields.map(() => false);
@@ -199,7 +201,7 @@ export class Index {
 
   /** Whether the key pattern is all ascending/descending fields (not hashed, text or geo). */
   get ordered(): boolean {
-    return Object.values(this.spec.key).every((dir) => typeof dir === 'number');
+    return Object.values(this.spec.key).every((dir) => toDouble(dir) !== undefined);
   }
 
   private compareEntries(a: Entry, b: Entry): number {
