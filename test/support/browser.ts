@@ -31,7 +31,7 @@ export function testBrowser(): TestBrowser {
       if (!existsSync(chromiumPath))
         throw new Error(
           `Chromium is missing at ${chromiumPath}: this test drives a page in a real browser. ` +
-            'Install it with: bash scripts/ensure-chromium.sh (.ci/run does this).',
+            'Install it with: bash scripts/ensure-test-tools.sh (npm test does this as root).',
         );
       browser ??= await chromium.launch({
         executablePath: chromiumPath,
