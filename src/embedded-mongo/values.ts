@@ -192,7 +192,7 @@ function cmp<T>(a: T, b: T): number {
 // An ObjectId's hex string, computed once per instance: index entries keep their ObjectIds, and
 // every B-tree comparison on an ObjectId field would otherwise build two strings.
 const objectIdHex = new WeakMap<object, string>();
-type ObjectIdLike = { toHexString(): string };
+type ObjectIdLike = { toHexString(): string; equals(other: unknown): boolean };
 function isObjectId(value: unknown): value is ObjectIdLike {
   return (
     typeof value === 'object' && value !== null && (value as { _bsontype?: unknown })._bsontype === 'ObjectId'
@@ -216,7 +216,7 @@ export function compareValues(a: unknown, b: unknown): number {
     if (a === b) return 0;
   } else if (typeof a === 'string' && typeof b === 'string') return cmp(a, b);
   else if (a instanceof Date && b instanceof Date) return cmp(a.getTime(), b.getTime());
-  else if (isObjectId(a) && isObjectId(b)) return cmp(hexOf(a), hexOf(b));
+  else if (isObjectId(a) && isObjectId(b)) return a.equals(b) ? 0 : cmp(hexOf(a), hexOf(b));
   const ta = typeOrder(a);
   const tb = typeOrder(b);
   if (ta !== tb) return ta < tb ? -1 : 1;
