@@ -19,9 +19,11 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
 # HOST: listen on every interface inside the container (the service's default is loopback).
+# EMBEDDED_MONGO_PATH: without MONGODB_URI the embedded engine keeps its data in the /data volume.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    PORT=4000
+    PORT=4000 \
+    EMBEDDED_MONGO_PATH=/data
 WORKDIR /app
 # Owned by root and read-only to the service user: the process cannot rewrite its own code.
 COPY package.json package-lock.json ./
@@ -29,6 +31,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The REST door reads its GraphQL documents at start, next to its compiled modules.
 COPY --from=build /app/rest-compat/operations ./dist/rest-compat/operations
+RUN mkdir /data && chown node:node /data
+VOLUME /data
 USER node
 EXPOSE 4000
 # No curl in slim images: Node's fetch. Exit 0 only on a 2xx from /healthz.
