@@ -3,6 +3,7 @@ import type { Batch } from '../cursors.js';
 import { CommandError, ErrorCode } from '../errors.js';
 import { type Engine, validateCollectionName } from '../storage.js';
 import { type Document, isPlainObject, typeName } from '../values.js';
+import type { OpProfile } from './profile.js';
 
 export interface ConnectionInfo {
   id: number;
@@ -16,6 +17,8 @@ export interface CommandContext {
   connection: ConnectionInfo;
   /** `Date.now()` after which the command fails with MaxTimeMSExpired (from `maxTimeMS`). */
   deadline?: number | undefined;
+  /** Set while the database's profiler is on: handlers report their plans and counts to it. */
+  profile?: OpProfile | undefined;
 }
 
 export type CommandHandler = (cmd: Document, ctx: CommandContext) => Document;
@@ -67,7 +70,7 @@ export function requiredArray(cmd: Document, field: string): unknown[] {
   return value;
 }
 
-function toNumber(value: unknown): number | undefined {
+export function toNumber(value: unknown): number | undefined {
   if (typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number(value);
   if (value !== null && typeof value === 'object') {
