@@ -10,7 +10,8 @@ let target: Target;
 /** The server's slowms before the tests (global on mongod): put back at the end. */
 let slowms: number;
 
-const coll = () => target.db.collection('items');
+type Item = { _id: number } & Document;
+const coll = () => target.db.collection<Item>('items');
 const ns = () => `${target.db.databaseName}.items`;
 
 beforeAll(async () => {
@@ -37,11 +38,7 @@ async function profiled(fn: () => Promise<unknown>): Promise<Document[]> {
   await target.db.command({ profile: 2 });
   await fn();
   await target.db.command({ profile: 0 });
-  return target.db
-    .collection('system.profile')
-    .find({ ns: ns() })
-    .sort({ ts: 1 })
-    .toArray();
+  return target.db.collection('system.profile').find({ ns: ns() }).sort({ ts: 1 }).toArray();
 }
 
 describe('the profile command', () => {

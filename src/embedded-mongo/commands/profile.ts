@@ -10,7 +10,7 @@ import type { QueryRequest, QueryResult } from '../plan-executor.js';
 import type { PlanNode } from '../planner.js';
 import type { Collection, Engine } from '../storage.js';
 import { type Document, isPlainObject, typeName } from '../values.js';
-import { type CommandContext, type CommandHandler, toNumber } from './context.js';
+import { type CommandContext, type CommandHandler, type ProfileHook, toNumber } from './context.js';
 
 export const PROFILE_COLLECTION = 'system.profile';
 /** mongod's default size of system.profile. */
@@ -132,7 +132,7 @@ interface Entry {
 }
 
 /** What one command does, as its handler reports it; written to system.profile when it ends. */
-export class OpProfile {
+export class OpProfile implements ProfileHook {
   readonly entries: Entry[];
   private statements = 0;
 
@@ -148,14 +148,12 @@ export class OpProfile {
     return this.entries[this.entries.length - 1]!;
   }
 
-  /** mongod profiles each update and delete statement as its own operation. */
   statement(op: 'update' | 'remove', command: Document): void {
     const entry = { op, ns: this.ns, command, fields: {} };
     if (this.statements++ === 0) this.entries[0] = entry;
     else this.entries.push(entry);
   }
 
-  /** The plan that served the current operation and what it examined. */
   plan(result: QueryResult, request: QueryRequest): void {
     const f = this.current.fields;
     f.keysExamined = ((f.keysExamined as number) ?? 0) + result.stats.keysExamined;
