@@ -100,6 +100,21 @@ describe('system.profile entries', () => {
     expect(entry!.keysExamined).toBe(0);
   });
 
+  it('a collection of one document is still read through the index that applies', async () => {
+    // mongod plans only with the indexes that apply; a scan is not weighed against them.
+    const tiny = target.db.collection('tiny');
+    await tiny.insertOne({ slug: 'acme' });
+    await tiny.createIndex({ slug: 1 }, { unique: true });
+    await target.db.command({ profile: 2 });
+    await tiny.findOne({ slug: 'acme' });
+    await target.db.command({ profile: 0 });
+    const entries = await target.db
+      .collection('system.profile')
+      .find({ ns: `${target.db.databaseName}.tiny`, op: 'query' })
+      .toArray();
+    expect(entries.map((e) => e.planSummary)).toEqual(['IXSCAN { slug: 1 }']);
+  });
+
   it('a find by _id takes the _id fast path (IDHACK)', async () => {
     const [entry] = await profiled(() => coll().findOne({ _id: 7 }));
     // mongod 8 names the same fast path EXPRESS_IDHACK / EXPRESS_IXSCAN.

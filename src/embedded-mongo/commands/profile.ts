@@ -161,6 +161,8 @@ export class OpProfile implements ProfileHook {
     const name = Object.keys(this.current.command)[0]?.toLowerCase();
     const idHack = this.current.op !== 'command' || name === 'findandmodify';
     f.planSummary = planSummary(result, request, idHack);
+    // mongod's flag for a sort the plan had to do itself, the index giving no order.
+    if (!result.plan.sorted) f.hasSortStage = true;
   }
 
   set(fields: Document): void {
