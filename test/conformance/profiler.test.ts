@@ -94,9 +94,15 @@ describe('system.profile entries', () => {
     expect(entry!.client).toEqual(expect.any(String));
   });
 
-  it('a find no index serves is a COLLSCAN that examines every document', async () => {
-    const [entry] = await profiled(() => coll().find({ b: 'b1' }).toArray());
-    expect(entry).toMatchObject({ op: 'query', planSummary: 'COLLSCAN', docsExamined: 30, nreturned: 10 });
+  it('a find no index serves is a COLLSCAN that examines every document, and sorts them itself', async () => {
+    const [entry] = await profiled(() => coll().find({ b: 'b1' }).sort({ c: -1 }).toArray());
+    expect(entry).toMatchObject({
+      op: 'query',
+      planSummary: 'COLLSCAN',
+      docsExamined: 30,
+      nreturned: 10,
+      hasSortStage: true,
+    });
     expect(entry!.keysExamined).toBe(0);
   });
 

@@ -4,8 +4,9 @@
  * users do through both doors, as every demo persona: REST lists under each filter and include,
  * paging, detail, transcript and summary (also to a destination_url), the directory endpoints,
  * webhooks; GraphQL meetings with every lazy field and a second page, teams, users, meeting types,
- * webhooks CRUD; the ingestion of a recording, the delivery worker sending its webhook events and
- * deliveries. Then no profiled operation whose filter touches a collection may be a COLLSCAN:
+ * webhooks CRUD; the ingestion of recordings, the live feed, the delivery worker sending webhook
+ * events and deliveries, the metrics' outbox gauges; on every request, the credential lookup and
+ * the rate limiter. Then no profiled operation whose filter touches a collection may be a COLLSCAN:
  * the failure lists the query shapes (collection, filter keys, sort) so the missing index is plain.
  *
  * It runs in `npm test` on the embedded engine and against any MongoDB with MONGODB_URI set, so a
@@ -19,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPersonas } from '../../seeds/index.js';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
+import { ContentReadyFeed } from '../../src/domain/content-ready-feed.js';
 import {
   createWebhook,
   emailOf,
@@ -204,7 +206,12 @@ describe('every query the app sends is served by an index', () => {
       { users: [], teams: [], all_teams: true },
       { users: [gina], teams: [], all_teams: false },
     ];
+    // The live feed (subscriptions) polls for meetings that became ready.
+    const feed = new ContentReadyFeed(t.app.database.collections, undefined, 20);
+    const live = await feed.subscribe(() => true);
     for (const sharing of sharings) await ingest(t, recordingJson(tom, { sharing }));
+    expect((await live.next()).done).toBe(false);
+    feed.close();
     await ingest(t, recordingJson(gina, { sharing: { users: [tom], teams: [], all_teams: false } }));
     const worker = new DeliveryWorker({
       collections: t.app.database.collections,
