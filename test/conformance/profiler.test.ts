@@ -58,9 +58,22 @@ describe('the profile command', () => {
     expect(await target.db.profilingLevel()).toBe('slow_only');
   });
 
-  it('refuses a sampleRate outside [0, 1] and an unknown field', async () => {
+  it('refuses a sampleRate outside [0, 1] and a filter that is neither an object nor "unset"', async () => {
     await expect(target.db.command({ profile: 0, sampleRate: 2 })).rejects.toMatchObject({ code: 2 });
-    await expect(target.db.command({ profile: 0, slowmz: 5 })).rejects.toMatchObject({ code: 40415 });
+    await expect(target.db.command({ profile: 0, filter: 'none' })).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('only reads the settings for a level outside 0..2', async () => {
+    await target.db.command({ profile: 1 });
+    expect(await target.db.command({ profile: 5 })).toMatchObject({ was: 1 });
+    expect(await target.db.command({ profile: -1 })).toMatchObject({ was: 1 });
+  });
+
+  it('answers the filter it replaced, with a note', async () => {
+    await target.db.command({ profile: 1, filter: { millis: { $gt: 1000 } } });
+    const reply = await target.db.command({ profile: 0, filter: 'unset' });
+    expect(reply).toMatchObject({ was: 1, filter: { millis: { $gt: 1000 } }, note: expect.any(String) });
+    expect(await target.db.command({ profile: -1 })).not.toHaveProperty('filter');
   });
 
   it('profiles nothing at level 0, and at level 1 only what its filter selects', async () => {

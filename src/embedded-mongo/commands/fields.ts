@@ -119,7 +119,6 @@ const FIELDS: Record<string, string[]> = {
   ],
   renameCollection: ['to', 'dropTarget', 'stayTemp', 'collectionUUID'],
   explain: ['verbosity'],
-  profile: ['slowms', 'sampleRate', 'filter'],
 };
 FIELDS.findandmodify = FIELDS.findAndModify!;
 FIELDS.deleteIndexes = FIELDS.dropIndexes!;

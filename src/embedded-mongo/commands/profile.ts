@@ -2,7 +2,8 @@
 // operations, 2 all), `slowms`, `sampleRate` and `filter`; profiled operations are written to
 // `<db>.system.profile`, an ordinary collection readable with find and aggregate. mongod caps it
 // at 1 MiB; here too the oldest entries are dropped once the entries pass 1 MiB of BSON.
-// Settings live in memory, as mongod's (a restart turns profiling off).
+// Settings live in memory, as mongod's (a restart turns profiling off); the level and filter are
+// per database, slowms and sampleRate the server's.
 import { BSON, ObjectId } from 'bson';
 import { CommandError, ErrorCode } from '../errors.js';
 import { compileFilter, type Matcher } from '../filter.js';
@@ -18,20 +19,33 @@ const PROFILE_BYTES = 1024 * 1024;
 /** mongod profiles a command document larger than this as `{ $truncated: ... }`. */
 const COMMAND_BYTES = 50 * 1024;
 
-interface Settings {
+/** A database's profiler settings; `slowms` and `sampleRate` are the server's (all databases). */
+interface DbSettings {
   level: number;
-  slowms: number;
-  sampleRate: number;
   filter?: { spec: Document; matcher: Matcher };
 }
 
-const DEFAULTS: Settings = { level: 0, slowms: 100, sampleRate: 1 };
-const settingsByEngine = new WeakMap<Engine, Map<string, Settings>>();
+interface EngineSettings {
+  slowms: number;
+  sampleRate: number;
+  byDb: Map<string, DbSettings>;
+}
+
+const settingsByEngine = new WeakMap<Engine, EngineSettings>();
 /** Bytes held by each system.profile collection, to keep it within PROFILE_BYTES. */
 const bytesHeld = new WeakMap<Collection, number>();
 
-function settingsOf(engine: Engine, dbName: string): Settings {
-  return settingsByEngine.get(engine)?.get(dbName) ?? DEFAULTS;
+function settingsOf(engine: Engine): EngineSettings {
+  let settings = settingsByEngine.get(engine);
+  if (!settings) {
+    settings = { slowms: 100, sampleRate: 1, byDb: new Map() };
+    settingsByEngine.set(engine, settings);
+  }
+  return settings;
+}
+
+function levelOf(engine: Engine, dbName: string): number {
+  return settingsByEngine.get(engine)?.byDb.get(dbName)?.level ?? 0;
 }
 
 function numberArg(cmd: Document, field: string): number | undefined {
@@ -47,34 +61,37 @@ function numberArg(cmd: Document, field: string): number | undefined {
   return n;
 }
 
-/** `{ profile: <level>, slowms?, sampleRate?, filter? }`: replies with the settings it replaced. */
+/**
+ * `{ profile: <level>, slowms?, sampleRate?, filter? }`: replies with the settings it replaced.
+ * As mongod: a level outside 0..2 only reads them, and other fields are ignored (its IDL parses
+ * this command with `strict: false`, so it is not listed in fields.ts).
+ */
 const profile: CommandHandler = (cmd, ctx) => {
   const level = numberArg(cmd, 'profile')!;
-  if (![-1, 0, 1, 2].includes(level)) throw new CommandError(ErrorCode.BadValue, 'Invalid profiling level');
   const slowms = numberArg(cmd, 'slowms');
   const sampleRate = numberArg(cmd, 'sampleRate');
   if (sampleRate !== undefined && !(sampleRate >= 0 && sampleRate <= 1)) {
     throw new CommandError(ErrorCode.BadValue, "'sampleRate' must be between 0.0 and 1.0 inclusive");
   }
-  const was = settingsOf(ctx.engine, ctx.dbName);
-  const next: Settings = { ...was };
-  if (level !== -1) next.level = level;
-  if (slowms !== undefined) next.slowms = Math.trunc(slowms);
-  if (sampleRate !== undefined) next.sampleRate = sampleRate;
-  if (cmd.filter === 'unset') delete next.filter;
-  else if (isPlainObject(cmd.filter)) next.filter = { spec: cmd.filter, matcher: compileFilter(cmd.filter) };
-  else if (cmd.filter !== undefined) {
-    throw new CommandError(ErrorCode.BadValue, "Expected an object or 'unset' for 'filter'");
+  const filter = cmd.filter;
+  if (filter !== undefined && filter !== 'unset' && !isPlainObject(filter)) {
+    throw new CommandError(ErrorCode.BadValue, "Expected an object, or the string 'unset'.");
   }
-  const byDb = settingsByEngine.get(ctx.engine) ?? new Map<string, Settings>();
-  settingsByEngine.set(ctx.engine, byDb);
-  byDb.set(ctx.dbName, next);
-  const reply: Document = { was: was.level, slowms: was.slowms, sampleRate: was.sampleRate };
-  if (was.filter) {
-    reply.filter = was.filter.spec;
+  const settings = settingsOf(ctx.engine);
+  const was = settings.byDb.get(ctx.dbName) ?? { level: 0 };
+  const reply: Document = { was: was.level, slowms: settings.slowms, sampleRate: settings.sampleRate };
+  if (was.filter) reply.filter = was.filter.spec;
+  if (was.filter || filter !== undefined) {
     reply.note =
       'When a filter expression is set, slowms and sampleRate are not used for profiling and slow-query log lines.';
   }
+  const next: DbSettings = { ...was };
+  if (level >= 0 && level <= 2) next.level = Math.trunc(level);
+  if (filter === 'unset') delete next.filter;
+  else if (isPlainObject(filter)) next.filter = { spec: filter, matcher: compileFilter(filter) };
+  settings.byDb.set(ctx.dbName, next);
+  if (slowms !== undefined) settings.slowms = Math.trunc(slowms);
+  if (sampleRate !== undefined) settings.sampleRate = sampleRate;
   return reply;
 };
 
@@ -137,7 +154,7 @@ export class OpProfile implements ProfileHook {
   private statements = 0;
 
   constructor(
-    private readonly op: string,
+    readonly op: string,
     private readonly ns: string,
     command: Document,
   ) {
@@ -168,10 +185,6 @@ export class OpProfile implements ProfileHook {
   set(fields: Document): void {
     Object.assign(this.current.fields, fields);
   }
-
-  get kind(): string {
-    return this.op;
-  }
 }
 
 const OPS: Record<string, string> = {
@@ -184,7 +197,7 @@ const OPS: Record<string, string> = {
 
 /** An OpProfile for the command when its database profiles anything, else undefined. */
 export function startProfile(ctx: CommandContext, name: string, cmd: Document): OpProfile | undefined {
-  if (settingsOf(ctx.engine, ctx.dbName).level === 0) return undefined;
+  if (levelOf(ctx.engine, ctx.dbName) === 0) return undefined;
   const target = name === 'getMore' ? cmd.collection : cmd[name];
   // Reading the profile does not add to it.
   if (target === PROFILE_COLLECTION) return undefined;
@@ -204,17 +217,17 @@ export function finishProfile(
   reply: Document,
   started: number,
 ): void {
-  const settings = settingsOf(ctx.engine, ctx.dbName);
+  const settings = settingsOf(ctx.engine);
+  const db = settings.byDb.get(ctx.dbName) ?? { level: 0 };
   const millis = Date.now() - started;
   const cursor = isPlainObject(reply.cursor) ? reply.cursor : undefined;
   const batch = cursor?.firstBatch ?? cursor?.nextBatch;
   const outcome: Document = {};
   if (Array.isArray(batch)) outcome.nreturned = batch.length;
   if (cursor) outcome.cursorExhausted = Number(cursor.id) === 0;
-  if (profile.kind === 'insert' && typeof reply.n === 'number') outcome.ninserted = reply.n;
+  if (profile.op === 'insert' && typeof reply.n === 'number') outcome.ninserted = reply.n;
   if (reply.ok === 0)
     Object.assign(outcome, { ok: 0, errMsg: reply.errmsg, errName: reply.codeName, errCode: reply.code });
-  const coll = ctx.engine.db(ctx.dbName).ensureCollection(PROFILE_COLLECTION).collection;
   for (const entry of profile.entries) {
     // mongod's entries have no _id (system.profile has no _id index); the engine's collections
     // always index _id, so each entry gets one.
@@ -233,15 +246,16 @@ export function finishProfile(
       allUsers: [],
       user: '',
     };
-    if (!selected(settings, doc)) continue;
-    write(coll, doc);
+    if (selected(settings, db, doc))
+      write(ctx.engine.db(ctx.dbName).ensureCollection(PROFILE_COLLECTION).collection, doc);
   }
 }
 
-function selected(settings: Settings, entry: Document): boolean {
-  if (settings.level === 2) return true;
-  if (settings.level !== 1) return false;
-  if (settings.filter) return settings.filter.matcher.test(entry);
+/** Level 2 profiles everything; level 1 what the filter selects, else a sample of slow operations. */
+function selected(settings: EngineSettings, db: DbSettings, entry: Document): boolean {
+  if (db.level === 2) return true;
+  if (db.level !== 1) return false;
+  if (db.filter) return db.filter.matcher.test(entry);
   return (entry.millis as number) > settings.slowms && Math.random() < settings.sampleRate;
 }
 
