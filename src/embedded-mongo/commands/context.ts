@@ -1,6 +1,7 @@
 // Shared types and argument helpers for command handlers.
 import type { Batch } from '../cursors.js';
 import { CommandError, ErrorCode } from '../errors.js';
+import type { QueryRequest, QueryResult } from '../plan-executor.js';
 import { type Engine, validateCollectionName } from '../storage.js';
 import { type Document, isPlainObject, typeName } from '../values.js';
 
@@ -18,6 +19,18 @@ export interface CommandContext {
   requestBytes?: number | undefined;
   /** `Date.now()` after which the command fails with MaxTimeMSExpired (from `maxTimeMS`). */
   deadline?: number | undefined;
+  /** Set while the database's profiler is on: handlers report their plans and counts to it. */
+  profile?: ProfileHook | undefined;
+}
+
+/** What handlers tell the profiler (profile.ts) about the operation they run. */
+export interface ProfileHook {
+  /** Starts the entry of one update or delete statement: mongod profiles each on its own. */
+  statement(op: 'update' | 'remove', command: Document): void;
+  /** The plan that served the current operation and what it examined. */
+  plan(result: QueryResult, request: QueryRequest): void;
+  /** Other fields of the current entry (nMatched, nModified, ndeleted...). */
+  set(fields: Document): void;
 }
 
 export type CommandHandler = (cmd: Document, ctx: CommandContext) => Document;
@@ -69,7 +82,7 @@ export function requiredArray(cmd: Document, field: string): unknown[] {
   return value;
 }
 
-function toNumber(value: unknown): number | undefined {
+export function toNumber(value: unknown): number | undefined {
   if (typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number(value);
   if (value !== null && typeof value === 'object') {

@@ -6,6 +6,7 @@ import { type CommandContext, type CommandHandler, maxTimeMS } from './context.j
 import { countCommand } from './counters.js';
 import { checkCommandFields } from './fields.js';
 import { handshakeCommands } from './handshake.js';
+import { finishProfile, profileCommands, startProfile } from './profile.js';
 import { readCommands } from './read.js';
 import { refuseUnsupported, textSearchRefusal } from './unsupported.js';
 import { writeCommands } from './write.js';
@@ -14,7 +15,13 @@ export type { CommandContext, CommandHandler, ConnectionInfo } from './context.j
 export { connectionClosed, connectionOpened } from './counters.js';
 
 const COMMANDS = new Map<string, CommandHandler>(
-  Object.entries({ ...handshakeCommands, ...readCommands, ...writeCommands, ...adminCommands }),
+  Object.entries({
+    ...handshakeCommands,
+    ...readCommands,
+    ...writeCommands,
+    ...adminCommands,
+    ...profileCommands,
+  }),
 );
 
 COMMANDS.set('listCommands', () => {
@@ -30,6 +37,14 @@ export function supportedCommands(): string[] {
 /** Runs one command and always returns a reply document (`ok: 1` or an error reply with `ok: 0`). */
 export function executeCommand(body: Document, ctx: CommandContext): Document {
   const name = Object.keys(body)[0];
+  const started = Date.now();
+  const profile = name === undefined ? undefined : startProfile(ctx, name, body);
+  const reply = runCommand(name, body, profile ? { ...ctx, profile } : ctx);
+  if (profile) finishProfile(ctx, profile, reply, started);
+  return reply;
+}
+
+function runCommand(name: string | undefined, body: Document, ctx: CommandContext): Document {
   try {
     if (name === undefined) throw new CommandError(ErrorCode.FailedToParse, 'Empty command');
     const handler = COMMANDS.get(name);

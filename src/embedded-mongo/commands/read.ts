@@ -1,7 +1,7 @@
 // Read commands: find, getMore, killCursors, count, distinct, aggregate, explain.
 import { ObjectId } from 'bson';
 import { CommandError, ErrorCode, failedToParse } from '../errors.js';
-import { explainQuery, matchDocuments, type QueryRequest, runQuery } from '../plan-executor.js';
+import { explainQuery, type QueryRequest, runQuery } from '../plan-executor.js';
 import { compileProjection, runPipeline } from '../query.js';
 import { Collection, type Engine } from '../storage.js';
 import {
@@ -45,8 +45,10 @@ const find: CommandHandler = (cmd, ctx) => {
   const transform = compileProjection(projection, filter, extras);
   const coll = ctx.engine.collection(ctx.dbName, name);
   checkHint(coll, cmd.hint);
-  const { matches } = runQuery(coll, { filter, sort, skip, limit, hint: cmd.hint, extras });
-  const docs = matches.map((m) => m.doc);
+  const request: QueryRequest = { filter, sort, skip, limit, hint: cmd.hint, extras };
+  const result = runQuery(coll, request);
+  ctx.profile?.plan(result, request);
+  const docs = result.matches.map((m) => m.doc);
   checkDeadline(ctx);
   const batch = ctx.engine.cursors.open(`${ctx.dbName}.${name}`, docs, {
     batchSize,
@@ -107,12 +109,15 @@ const count: CommandHandler = (cmd, ctx) => {
   checkHint(coll, cmd.hint);
   if (!coll) return { n: 0 };
   if (Object.keys(query).length === 0) {
+    ctx.profile?.set({ planSummary: 'RECORD_STORE_FAST_COUNT' });
     const n = Math.max(0, coll.count - skip);
     return { n: limit > 0 ? Math.min(n, limit) : n };
   }
-  const { matches } = runQuery(coll, { filter: query, skip, limit, hint: cmd.hint });
+  const request: QueryRequest = { filter: query, skip, limit, hint: cmd.hint };
+  const result = runQuery(coll, request);
+  ctx.profile?.plan(result, request);
   checkDeadline(ctx);
-  return { n: matches.length };
+  return { n: result.matches.length };
 };
 
 const distinct: CommandHandler = (cmd, ctx) => {
@@ -124,7 +129,9 @@ const distinct: CommandHandler = (cmd, ctx) => {
   const query = optionalDocument(cmd, 'query') ?? {};
   const coll = ctx.engine.collection(ctx.dbName, name);
   const seen = new Map<string, unknown>();
-  for (const { doc } of matchDocuments(coll, query)) {
+  const result = runQuery(coll, { filter: query });
+  ctx.profile?.plan(result, { filter: query });
+  for (const { doc } of result.matches) {
     for (const v of pathValues(doc, key)) {
       if (v === MISSING) continue;
       const k = keyString(v);
@@ -230,7 +237,9 @@ const aggregate: CommandHandler = (cmd, ctx) => {
     } else {
       const pushed = pipelineQuery(stages, variables);
       if (explain) return explainPipeline(coll, ns, pushed, 'queryPlanner');
-      input = runQuery(coll, pushed.request).matches.map((m) => m.doc);
+      const result = runQuery(coll, pushed.request);
+      ctx.profile?.plan(result, pushed.request);
+      input = result.matches.map((m) => m.doc);
       stages = pushed.rest;
     }
     checkDeadline(ctx);

@@ -1,7 +1,7 @@
 // Write commands: insert, update, delete, findAndModify.
 import { BSON, ObjectId } from 'bson';
 import { CommandError, ErrorCode, failedToParse, toCommandError } from '../errors.js';
-import { type Match, matchDocuments, runQuery } from '../plan-executor.js';
+import { type Match, type QueryRequest, runQuery } from '../plan-executor.js';
 import { compileProjection } from '../query.js';
 import type { Collection } from '../storage.js';
 import { applyUpdate, buildUpsertDocument, parseUpdate, validateStoredDocument } from '../update.js';
@@ -69,12 +69,11 @@ const insert: CommandHandler = (cmd, ctx) => {
   return writeErrors.length > 0 ? { n, writeErrors } : { n };
 };
 
-function firstMatch(
-  coll: Collection | undefined,
-  query: Document,
-  sort: Document | undefined,
-): Match | undefined {
-  return runQuery(coll, { filter: query, sort, limit: 1 }).matches[0];
+/** The statement's matches (the first in `sort` order when limited to one), reported to the profiler. */
+function matching(ctx: CommandContext, coll: Collection | undefined, request: QueryRequest): Match[] {
+  const result = runQuery(coll, request);
+  ctx.profile?.plan(result, request);
+  return result.matches;
 }
 
 function arrayFiltersOf(stmt: Document): Document[] | undefined {
@@ -110,30 +109,30 @@ const update: CommandHandler = (cmd, ctx) => {
         throw failedToParse('multi update is not supported for replacement-style update');
       }
       const coll = db.collection(name);
-      let matches: Match[];
-      if (multi) matches = matchDocuments(coll, q);
-      else {
-        const m = firstMatch(coll, q, sort);
-        matches = m ? [m] : [];
-      }
+      ctx.profile?.statement('update', { q, u: stmt.u, multi, upsert });
+      const matches = matching(ctx, coll, multi ? { filter: q } : { filter: q, sort, limit: 1 });
       if (matches.length === 0) {
         if (upsert) {
           const doc = storable(buildUpsertDocument(q, parsed, arrayFilters), 'update');
           db.ensureCollection(name).collection.insert(doc);
           n++;
           upserted.push({ index: i, _id: doc._id });
+          ctx.profile?.set({ nMatched: 0, nModified: 0, nUpserted: 1 });
         }
         continue;
       }
+      let modified = 0;
       for (const match of matches) {
         const { doc, changed } = applyUpdate(match.doc, parsed, { arrayFilters, query: q });
         n++;
         if (changed) {
           storable(doc, 'update');
           coll!.replace(match.seq, doc);
-          nModified++;
+          modified++;
         }
       }
+      nModified += modified;
+      ctx.profile?.set({ nMatched: matches.length, nModified: modified });
     } catch (err) {
       writeErrors.push(toCommandError(err).toWriteError(i));
       if (ordered) break;
@@ -162,11 +161,13 @@ const remove: CommandHandler = (cmd, ctx) => {
       if (limit !== 0 && limit !== 1) {
         throw failedToParse(`The limit field in delete objects must be 0 or 1. Got ${limit}`);
       }
-      const matches = matchDocuments(coll, q, { limit: limit === 1 ? 1 : undefined });
+      ctx.profile?.statement('remove', { q, limit });
+      const matches = matching(ctx, coll, { filter: q, limit: limit === 1 ? 1 : undefined });
       for (const match of matches) {
         coll!.delete(match.seq);
         n++;
       }
+      ctx.profile?.set({ ndeleted: matches.length });
     } catch (err) {
       writeErrors.push(toCommandError(err).toWriteError(i));
       if (ordered) break;
@@ -197,7 +198,7 @@ const findAndModify: CommandHandler = (cmd, ctx) => {
   const shape = (doc: Document | null): Document | null => (doc && project ? project(doc) : doc);
   const db = ctx.engine.db(ctx.dbName);
   const coll = db.collection(name);
-  const target = firstMatch(coll, query, sort);
+  const target = matching(ctx, coll, { filter: query, sort, limit: 1 })[0];
 
   if (removeDoc) {
     if (!target) return { lastErrorObject: { n: 0 }, value: null };
