@@ -29,6 +29,8 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The REST door reads its GraphQL documents at start, next to its compiled modules.
 COPY --from=build /app/rest-compat/operations ./dist/rest-compat/operations
+# Without MONGODB_URI the embedded engine keeps its data in ./data: writable by the service user.
+RUN mkdir /app/data && chown node:node /app/data
 USER node
 EXPOSE 4000
 # No curl in slim images: Node's fetch. Exit 0 only on a 2xx from /healthz.
