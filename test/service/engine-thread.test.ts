@@ -12,6 +12,7 @@ import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { EmbeddedMongoThread } from '../../src/embedded-mongo/thread.js';
 import { createLogger } from '../../src/logger.js';
 import { type EngineProcess, startEngineProcess } from '../support/engine-process.js';
 import { exitOf, outputOf } from '../support/processes.js';
@@ -77,7 +78,7 @@ describe('the service with the engine on its own thread', () => {
   });
 
   it('reports a crash of the engine thread, and /readyz turns not ready', async () => {
-    const engine = app.engine as App['engine'] & { worker: { terminate(): Promise<number> } };
+    const engine = app.engine as EmbeddedMongoThread;
     expect((await fetch(`${app.url}/readyz`)).status).toBe(200);
     await engine.worker.terminate();
     expect(lines.find((l) => l.msg === 'the embedded engine stopped unexpectedly')?.level).toBe('error');
