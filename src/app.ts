@@ -12,6 +12,7 @@ import { EgressGuard } from './delivery/egress.js';
 import { type DeliveryWorker, deliveryWorkerFromConfig } from './delivery/worker.js';
 import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
+import { startEmbeddedMongoThread } from './embedded-mongo/thread.js';
 import type { ResolverServices } from './graphql/context.js';
 import { createGraphQLServer } from './graphql/yoga.js';
 import { graphqlDoor } from './http/graphql-door.js';
@@ -29,6 +30,8 @@ export interface App {
   database: Database;
   /** The MongoDB URI in use: the embedded engine's when MONGODB_URI was unset. */
   mongoUri: string;
+  /** The embedded engine when MONGODB_URI was unset (on its own thread unless EMBEDDED_MONGO_THREAD=inline). */
+  engine: EmbeddedMongo | undefined;
   /** Whether the demo personas' data is there: loaded at this start, or by an earlier one. */
   demoLoaded: boolean;
   /** The delivery worker running inside the server (DELIVERY_WORKER=true), on its own connection. */
@@ -41,9 +44,17 @@ export interface App {
 export async function startApp(config: Config, logger: Logger): Promise<App> {
   let engine: EmbeddedMongo | undefined;
   let mongoUri = config.MONGODB_URI;
+  const inline = config.EMBEDDED_MONGO_THREAD === 'inline';
   if (!mongoUri) {
     const path = config.EMBEDDED_MONGO_PATH;
-    engine = await startEmbeddedMongo({ port: config.EMBEDDED_MONGO_PORT, path });
+    const options = { port: config.EMBEDDED_MONGO_PORT, path };
+    engine = inline
+      ? await startEmbeddedMongo(options)
+      : await startEmbeddedMongoThread({
+          ...options,
+          // The database is gone: requests answer 503 and /readyz not-ready, as in any outage.
+          onUnexpectedExit: (err) => logger.error({ err }, 'the embedded engine stopped unexpectedly'),
+        });
     mongoUri = engine.uri;
     if (path) logger.info({ mongoUri, path }, 'MONGODB_URI is unset: using the embedded engine');
     else
@@ -54,9 +65,10 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   }
 
   const metrics = createMetrics();
-  // An in-process engine shares our event loop: it cannot hang on its own, and a long command of
-  // it would look like a socket timeout. Only a database of its own gets the bounds.
-  const connectOptions = { timeoutMs: engine ? undefined : config.MONGODB_TIMEOUT_MS };
+  // An engine on our own event loop cannot hang on its own, and a long command of it would look
+  // like a socket timeout: it gets no bounds. On its own thread it is a database like any other: a
+  // stuck or dead engine fails requests within the bounds (503) while the server goes on answering.
+  const connectOptions = { timeoutMs: engine && inline ? undefined : config.MONGODB_TIMEOUT_MS };
   const database = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
   observeOutbox(metrics, database.collections);
   database.onCommand((event) =>
@@ -132,6 +144,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     url,
     database,
     mongoUri,
+    engine,
     demoLoaded,
     worker,
     services,

@@ -102,6 +102,13 @@ export const variables = {
       .transform((v) => (v === ':memory:' ? undefined : v)),
     default: './data',
   }),
+  EMBEDDED_MONGO_THREAD: variable({
+    description:
+      "where the embedded engine runs: 'worker', a thread of its own (a long command never stalls HTTP answers), or 'inline', on the server's event loop (starts faster; some tests use it)",
+    expects: 'worker or inline',
+    schema: z.enum(['worker', 'inline']),
+    default: 'worker',
+  }),
   SEED_DEMO: variable({
     description:
       'load the demo dataset at start (default: on the embedded engine, into an empty database only; false otherwise)',

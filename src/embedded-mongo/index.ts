@@ -9,6 +9,10 @@
  * `close()`; with `path` it is also kept in an LMDB store there (persistence.ts): a write is
  * acknowledged once it is on disk, and the next start on that path finds everything again.
  *
+ * `startEmbeddedMongoThread` (thread.ts) runs it on a worker thread of its own, so its commands
+ * never hold back the host's event loop (`npm start`); cli.ts runs it alone as a process
+ * (`npm run engine`).
+ *
  * It exists for tests and local development where no MongoDB server can be installed.
  * Production needs a real MongoDB deployment: there is no authentication, no
  * replication/transactions, and only the commands the driver's CRUD/index/aggregate APIs use.

@@ -47,6 +47,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     SEED_DEMO: 'true',
     // Each test app starts from the demo data and leaves nothing behind.
     EMBEDDED_MONGO_PATH: ':memory:',
+    // On the test's own event loop: a thread per app costs the suite about a fifth more time.
+    // The thread itself is tested by test/service/engine-thread.test.ts and the process tests.
+    EMBEDDED_MONGO_THREAD: 'inline',
     RATE_LIMIT_GENERAL: '1000000',
     RATE_LIMIT_HEAVY: '1000000',
     ADMISSION_HEAVY_PER_CREDENTIAL: '1000',

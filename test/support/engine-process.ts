@@ -1,7 +1,8 @@
 /**
- * The embedded engine in a process of its own, so a test can stop (SIGSTOP), resume (SIGCONT) or
- * kill it like a real database server. It exits when its stdin closes (the test process ending),
- * and `stop` resumes it first, so a test never leaves a stopped process behind.
+ * The embedded engine in a process of its own (`npm run engine`'s CLI), so a test can stop
+ * (SIGSTOP), resume (SIGCONT) or kill it like a real database server. It exits when its stdin
+ * closes (the test process ending), and `stop` resumes it first, so a test never leaves a stopped
+ * process behind.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -16,15 +17,9 @@ export interface EngineProcess {
 /** `path`: the engine keeps its data there (durable store) instead of in memory only. */
 export async function startEngineProcess(options: { path?: string } = {}): Promise<EngineProcess> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const script = `import { startEmbeddedMongo } from './src/embedded-mongo/index.ts';
-    const engine = await startEmbeddedMongo({ path: process.env.ENGINE_PATH || undefined });
-    process.stdout.write(engine.uri + '\\n');
-    process.stdin.on('end', () => process.exit(0)).resume();`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: root,
-    env: { ...process.env, ENGINE_PATH: options.path ?? '' },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const where = options.path === undefined ? ['--in-memory'] : ['--path', options.path];
+  const args = ['--import', 'tsx', 'src/embedded-mongo/cli.ts', '--port', '0', ...where, '--exit-with-stdin'];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
   const stop = () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGCONT');
@@ -36,7 +31,8 @@ export async function startEngineProcess(options: { path?: string } = {}): Promi
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('\n')) resolve(out.trim());
+      const uri = /^MongoDB URI: (\S+)$/m.exec(out)?.[1];
+      if (uri) resolve(uri);
     });
     child.once('exit', (code) => reject(new Error(`the engine process exited (${code})`)));
   });
