@@ -26,7 +26,7 @@ import {
 } from './dataset.js';
 import { Child } from './ipc.js';
 import { fetchOnce, type LoadRequest, percentile, runLoad } from './load.js';
-import type { TargetCheck } from './report.js';
+import type { EngineScenarioReport, TargetCheck } from './report.js';
 
 export interface EngineScenarioOptions {
   /** The sizes: the REST list is measured at `small` and `large`, the engine at `full`. */
@@ -40,28 +40,6 @@ export interface EngineScenarioOptions {
 }
 
 export const defaultEngineSizes = { small: 5_000, large: 50_000, full: 100_000 };
-
-export interface EngineScenarioReport {
-  sizes: { small: number; large: number; full: number };
-  restList: { small: { rps: number; p50: number }; large: { rps: number; p50: number }; ratio: number };
-  inserts: { meetings: number; seconds: number; docsPerSecond: number; contentDocsPerSecond: number };
-  /** Per list query of the app: engine CPU and round-trip time per execution, ms. */
-  listQueries: {
-    name: string;
-    engineMs: number;
-    p50: number;
-    plan: string;
-    command: string;
-    /** Set when the query is not held to the page target, with the reason. */
-    unbounded?: string;
-  }[];
-  rangeSortLimit: { engineMs: number; p50: number; plan: string };
-  lookupUnderLoad: {
-    heaviest: string;
-    idle: { p50: number; p99: number };
-    loaded: { p50: number; p99: number; max: number; lookups: number; listQueries: number };
-  };
-}
 
 interface ListRequest {
   name: string;

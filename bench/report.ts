@@ -1,6 +1,5 @@
 /** The report: the table people read, the targets, the JSON file, and the comparison of two files. */
 import { readFileSync } from 'node:fs';
-import type { EngineScenarioReport } from './engine-scenario.js';
 import type { FanoutResult } from './fanout.js';
 
 export type Target = 'service' | 'direct' | 'ceiling';
@@ -34,6 +33,29 @@ export interface ScenarioReport {
   /** How the direct baseline's response compares with the service's. */
   equality: string;
   results: Partial<Record<Target, Measurement>>;
+}
+
+/** The engine scenario's figures (bench/engine-scenario.ts). */
+export interface EngineScenarioReport {
+  sizes: { small: number; large: number; full: number };
+  restList: { small: { rps: number; p50: number }; large: { rps: number; p50: number }; ratio: number };
+  inserts: { meetings: number; seconds: number; docsPerSecond: number; contentDocsPerSecond: number };
+  /** Per list query of the app: engine CPU and round-trip time per execution, ms. */
+  listQueries: {
+    name: string;
+    engineMs: number;
+    p50: number;
+    plan: string;
+    command: string;
+    /** Set when the query is not held to the page target, with the reason. */
+    unbounded?: string;
+  }[];
+  rangeSortLimit: { engineMs: number; p50: number; plan: string };
+  lookupUnderLoad: {
+    heaviest: string;
+    idle: { p50: number; p99: number };
+    loaded: { p50: number; p99: number; max: number; lookups: number; listQueries: number };
+  };
 }
 
 export interface TargetCheck {

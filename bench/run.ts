@@ -20,7 +20,7 @@ import {
   loadBenchDataset,
 } from './dataset.js';
 import { allIncludes, benchGraphQLQuery } from './direct.js';
-import { defaultEngineSizes, type EngineScenarioReport, runEngineScenario } from './engine-scenario.js';
+import { defaultEngineSizes, runEngineScenario } from './engine-scenario.js';
 import {
   type FanoutOptions,
   type FanoutPhase,
@@ -35,6 +35,7 @@ import { fetchOnce, type LoadRequest, runLoad } from './load.js';
 import {
   type BenchReport,
   compareReports,
+  type EngineScenarioReport,
   formatReport,
   type Measurement,
   type ScenarioReport,
