@@ -196,8 +196,12 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
           break trial;
         }
       }
-    if (!winner.done && winner.results.length < page)
-      for (const run of runs) if (run.results.length > winner.results.length) winner = run;
+    // No plan finished its page: the most productive wins and, on a tie, as mongod's noSortBonus,
+    // one that needs no blocking sort (it can stop at the limit; a blocking sort reads everything).
+    if (!winner.done && winner.results.length < page) {
+      const score = (run: (typeof runs)[number]) => run.results.length + (run.plan.sorted ? 0.5 : 0);
+      for (const run of runs) if (score(run) > score(winner)) winner = run;
+    }
   }
   const trialWorks = works(winner.ctx.stats);
   const results = winner.results;

@@ -93,3 +93,26 @@ describe('limited pages through an index', () => {
     expect(stats.totalDocsExamined).toBe(N);
   });
 });
+
+describe('a page no candidate finds within the trial', () => {
+  it('is read through the index that gives the sort, not sorted whole (mongod: noSortBonus)', async () => {
+    // 12,500 meetings of organisation 0, of which only the 100 oldest match: no plan has a result
+    // within its 10,000 trial works, so the tie decides. A blocking sort would read all 12,500.
+    const late = client.db('planner').collection('late');
+    await late.insertMany(
+      Array.from({ length: 25_000 }, (_, i) => ({
+        _id: i,
+        orgId: i % 2,
+        archived: i < 200,
+        startTime: new Date(base + i * 60_000),
+      })),
+    );
+    await late.createIndexes([{ key: { orgId: 1 } }, { key: { orgId: 1, startTime: -1 } }]);
+    const query = () => late.find({ orgId: 0, archived: true }).sort({ startTime: -1 }).limit(5);
+    const out = await query().explain('executionStats');
+    const plan = JSON.stringify(out.queryPlanner.winningPlan);
+    expect(plan).not.toContain('"stage":"SORT"');
+    expect(plan).toContain('"indexName":"orgId_1_startTime_-1"');
+    expect((await query().toArray()).map((m) => m._id)).toEqual([198, 196, 194, 192, 190]);
+  });
+});
