@@ -98,7 +98,9 @@ describe('a page no candidate finds within the trial', () => {
   it('is read through the index that gives the sort, not sorted whole (mongod: noSortBonus)', async () => {
     // 12,500 meetings of organisation 0, of which only the 100 oldest match: no plan has a result
     // within its 10,000 trial works, so the tie decides. A blocking sort would read all 12,500.
-    const late = client.db('planner').collection('late');
+    const late = client
+      .db('planner')
+      .collection<{ _id: number; orgId: number; archived: boolean; startTime: Date }>('late');
     await late.insertMany(
       Array.from({ length: 25_000 }, (_, i) => ({
         _id: i,
