@@ -39,6 +39,9 @@ export interface EngineScenarioOptions {
   warmup: number;
 }
 
+/** The engine process runs as `npm run engine` runs it (package.json: its young generation). */
+export const engineNodeArgs = ['--max-semi-space-size=32'];
+
 export const defaultEngineSizes = { small: 5_000, large: 50_000, full: 100_000 };
 
 interface ListRequest {
@@ -114,7 +117,12 @@ export async function runEngineScenario(
 ): Promise<{ report: EngineScenarioReport; targets: TargetCheck[]; problems: string[] }> {
   const problems: string[] = [];
   const dataset: DatasetOptions = { meetings: opts.full, minEntries: 1, maxEntries: 4, seed: opts.seed };
-  const engine = Child.start('engine', 'bench/engine.ts', {}, { maxOldSpaceMb: 12_288 });
+  const engine = Child.start(
+    'engine',
+    'bench/engine.ts',
+    {},
+    { maxOldSpaceMb: 12_288, nodeArgs: engineNodeArgs },
+  );
   const children: Child[] = [engine];
   let client: MongoClient | undefined;
   try {

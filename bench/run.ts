@@ -20,7 +20,7 @@ import {
   loadBenchDataset,
 } from './dataset.js';
 import { allIncludes, benchGraphQLQuery } from './direct.js';
-import { defaultEngineSizes, runEngineScenario } from './engine-scenario.js';
+import { defaultEngineSizes, engineNodeArgs, runEngineScenario } from './engine-scenario.js';
 import {
   type FanoutOptions,
   type FanoutPhase,
@@ -271,7 +271,10 @@ async function main(): Promise<number> {
         {},
         {
           maxOldSpaceMb: 12_288,
-          nodeArgs: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, 'engine')}`] : [],
+          nodeArgs: [
+            ...engineNodeArgs,
+            ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, 'engine')}`] : []),
+          ],
         },
       );
       children.push(engine);

@@ -383,6 +383,13 @@ function isDigits(s: string): boolean {
  * elements. Returns `[MISSING]` when nothing is found.
  */
 export function pathValues(doc: unknown, path: string): unknown[] {
+  // A top-level field (most index keys): what collectPath gives, without splitting the path.
+  if (!path.includes('.') && isPlainObject(doc)) {
+    const value = Object.hasOwn(doc, path) ? doc[path] : undefined;
+    if (value === undefined) return [MISSING];
+    if (!Array.isArray(value)) return [value];
+    return value.length === 0 ? [value] : value.slice();
+  }
   const parts = path.split('.');
   const out: unknown[] = [];
   collectPath(doc, parts, 0, out, true);
