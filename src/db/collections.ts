@@ -72,6 +72,10 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     // list reads the organisation's meetings in list order and stops after a page, where the
     // indexes above would all be read and sorted (100k meetings: 68 ms a page, 4.3 ms with it).
     { key: { orgId: 1, ...meetingKeyset } },
+    // A created_before window excludes the newest meetings, which the walk above reads first (the
+    // whole organisation when the window is old); this index finds the window's few meetings, and
+    // the planner picks whichever finds the page first.
+    { key: { orgId: 1, createdAt: -1 } },
     // Live updates poll for recently ready meetings; workers sweep unfinished fan-outs.
     { key: { contentReadyAt: 1 } },
     { key: { eventsPending: 1, contentReadyAt: 1 }, partialFilterExpression: { eventsPending: true } },

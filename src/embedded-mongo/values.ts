@@ -207,6 +207,24 @@ function hexOf(id: ObjectIdLike): string {
   return hex;
 }
 
+type ObjectIdWords = { i0: number; i1: number; i2: number; i3: number };
+function hasWords(id: object): id is ObjectIdWords {
+  return typeof (id as { i0?: unknown }).i0 === 'number';
+}
+
+/** Byte order of two ObjectIds. */
+function compareObjectIds(a: ObjectIdLike, b: ObjectIdLike): number {
+  // bson 7 holds an ObjectId as four 24-bit big-endian words, so comparing the words compares the
+  // bytes without building strings; other representations fall back to the hex strings.
+  if (hasWords(a) && hasWords(b)) {
+    if (a.i0 !== b.i0) return a.i0 < b.i0 ? -1 : 1;
+    if (a.i1 !== b.i1) return a.i1 < b.i1 ? -1 : 1;
+    if (a.i2 !== b.i2) return a.i2 < b.i2 ? -1 : 1;
+    return a.i3 === b.i3 ? 0 : a.i3 < b.i3 ? -1 : 1;
+  }
+  return a.equals(b) ? 0 : cmp(hexOf(a), hexOf(b));
+}
+
 /** Total order over BSON values, following mongod's comparison rules (for sorting). */
 export function compareValues(a: unknown, b: unknown): number {
   // The common cases of index keys first: two plain numbers (not NaN) or two strings.
@@ -216,7 +234,7 @@ export function compareValues(a: unknown, b: unknown): number {
     if (a === b) return 0;
   } else if (typeof a === 'string' && typeof b === 'string') return cmp(a, b);
   else if (a instanceof Date && b instanceof Date) return cmp(a.getTime(), b.getTime());
-  else if (isObjectId(a) && isObjectId(b)) return a.equals(b) ? 0 : cmp(hexOf(a), hexOf(b));
+  else if (isObjectId(a) && isObjectId(b)) return compareObjectIds(a, b);
   const ta = typeOrder(a);
   const tb = typeOrder(b);
   if (ta !== tb) return ta < tb ? -1 : 1;
@@ -268,7 +286,7 @@ export function compareValues(a: unknown, b: unknown): number {
       );
     }
     case 8:
-      return cmp(hexOf(a as ObjectIdLike), hexOf(b as ObjectIdLike));
+      return compareObjectIds(a as ObjectIdLike, b as ObjectIdLike);
     case 9:
       return cmp(Number(a), Number(b));
     case 10:
@@ -288,6 +306,15 @@ export function compareValues(a: unknown, b: unknown): number {
 /** Equality with MongoDB semantics (numeric types compare by value, key order matters). */
 export function valuesEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
+  // Two values of one common kind without building their canonical strings (a query's equality
+  // runs once per document examined); mixed kinds (1 and Long(1), null and missing) compare below.
+  const kind = typeof a;
+  if (kind === typeof b) {
+    if (kind === 'string' || kind === 'boolean') return false;
+    if (kind === 'number') return Number.isNaN(a) && Number.isNaN(b);
+  }
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime() || keyString(a) === keyString(b);
+  if (isObjectId(a) && isObjectId(b)) return compareObjectIds(a, b) === 0;
   return keyString(a) === keyString(b);
 }
 

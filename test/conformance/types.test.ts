@@ -3,7 +3,7 @@
 // https://www.mongodb.com/docs/manual/reference/bson-type-comparison-order/ (numbers compare by value
 // whatever their type). Values are read back with the driver's promotion turned off, so each
 // number shows its BSON type.
-import { Decimal128, type Document, Double, Int32, Long } from 'mongodb';
+import { Decimal128, type Document, Double, Int32, Long, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTarget, type Target } from './target.js';
 
@@ -252,4 +252,37 @@ describe('arithmetic keeps mongod types', () => {
       ),
     ).toEqual({ lo: 'long:3', hi: 'int:5' });
   });
+});
+
+describe('ObjectIds', () => {
+  // Byte order (the timestamp first): ids whose bytes differ early, late, and above 0x7f.
+  const hex = [
+    'ff0000000000000000000001',
+    '00000000000000000000ffff',
+    '7f00000000000000000000ff',
+    '7f0000000000000000000100',
+    '800000000000000000000000',
+  ];
+  const ids = hex.map((h) => new ObjectId(h));
+  const sorted = [...hex].sort();
+
+  for (const indexed of [false, true]) {
+    it(`sort, range and equality in byte order${indexed ? ' (indexed)' : ''}`, async () => {
+      const c = await collectionWith(ids.map((ref, i) => ({ _id: i, ref })));
+      if (indexed) await c.createIndex({ ref: 1 });
+      const refs = async (filter: Document, dir: 1 | -1 = 1) =>
+        (await c.find(filter).sort({ ref: dir }).toArray()).map((d) => (d.ref as ObjectId).toHexString());
+      expect(await refs({})).toEqual(sorted);
+      expect(await refs({}, -1)).toEqual([...sorted].reverse());
+      expect(await refs({ ref: { $gt: new ObjectId('7f0000000000000000000100') } })).toEqual(
+        sorted.filter((h) => h > '7f0000000000000000000100'),
+      );
+      expect(await refs({ ref: new ObjectId('7f00000000000000000000ff') })).toEqual([
+        '7f00000000000000000000ff',
+      ]);
+      expect(await refs({ ref: { $in: [new ObjectId('800000000000000000000000'), 'x'] } })).toEqual([
+        '800000000000000000000000',
+      ]);
+    });
+  }
 });
