@@ -313,7 +313,8 @@ export function valuesEqual(a: unknown, b: unknown): boolean {
     if (kind === 'string' || kind === 'boolean') return false;
     if (kind === 'number') return Number.isNaN(a) && Number.isNaN(b);
   }
-  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime() || keyString(a) === keyString(b);
+  if (a instanceof Date && b instanceof Date)
+    return a.getTime() === b.getTime() || keyString(a) === keyString(b);
   if (isObjectId(a) && isObjectId(b)) return compareObjectIds(a, b) === 0;
   return keyString(a) === keyString(b);
 }
