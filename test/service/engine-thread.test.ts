@@ -7,7 +7,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, startApp } from '../../src/app.js';
@@ -15,19 +14,14 @@ import { loadConfig } from '../../src/config.js';
 import type { EmbeddedMongoThread } from '../../src/embedded-mongo/thread.js';
 import { createLogger } from '../../src/logger.js';
 import { type EngineProcess, startEngineProcess } from '../support/engine-process.js';
+import { logLines } from '../support/log-lines.js';
 import { exitOf, outputOf } from '../support/processes.js';
 
-const lines: Record<string, any>[] = [];
+const { lines, sink } = logLines();
 let app: App;
 let client: MongoClient;
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
   const config = loadConfig({
     PORT: '0',
     LOG_LEVEL: 'info',

@@ -3,25 +3,19 @@
  * mid-request as a quiet debug line, not an error with a stack.
  */
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { redactedUrl } from '../../src/http/server.js';
 import { createLogger } from '../../src/logger.js';
 import { keyOf } from '../support/app.js';
+import { logLines } from '../support/log-lines.js';
 
-const lines: Record<string, any>[] = [];
+const { lines, sink } = logLines();
 let app: App;
 const admin = keyOf('account admin');
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
   const config = loadConfig({
     PORT: '0',
     LOG_LEVEL: 'debug',
