@@ -11,9 +11,11 @@ import { commandCollection, connectDatabase, type Database } from './db/connecti
 import { EgressGuard } from './delivery/egress.js';
 import { type DeliveryWorker, deliveryWorkerFromConfig } from './delivery/worker.js';
 import { ContentReadyFeed } from './domain/content-ready-feed.js';
+import { CredentialCache } from './domain/credential-cache.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
 import { startEmbeddedMongoThread } from './embedded-mongo/thread.js';
 import type { ResolverServices } from './graphql/context.js';
+import { createDirectory } from './graphql/loaders.js';
 import { createGraphQLServer } from './graphql/yoga.js';
 import { graphqlDoor } from './http/graphql-door.js';
 import { homeDoor, serviceVersion } from './http/home.js';
@@ -97,7 +99,12 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       limits: { general: config.RATE_LIMIT_GENERAL, heavy: config.RATE_LIMIT_HEAVY },
       windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
     },
-    credentials: { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
+    credentials: new CredentialCache(
+      database.collections,
+      { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
+      { ttlMs: config.READ_CACHE_MS },
+    ),
+    directory: createDirectory(database.collections, { ttlMs: config.READ_CACHE_MS }),
     services,
     admission: {
       heavyPerCredential: config.ADMISSION_HEAVY_PER_CREDENTIAL,

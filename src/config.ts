@@ -180,6 +180,13 @@ export const variables = {
     schema: millis,
     default: '30000',
   }),
+  READ_CACHE_MS: variable({
+    description:
+      'how long a recognised API key or token, and the users, teams and meeting types a page shows, are reused without asking the database; a revoked key or a deactivated user is refused within it on every process (0: ask every time)',
+    expects: 'a whole number of milliseconds, 0 or more',
+    schema: z.coerce.number().int().min(0),
+    default: '1000',
+  }),
   AUTH_FAILURES_PER_MINUTE: variable({
     description:
       'refused API keys or tokens one client address may send per minute; then it is refused with 429 until the minute has passed',

@@ -3,6 +3,7 @@
  * (content, recorders, teams, meeting types, CRM matches) costs one query per kind for the page.
  */
 import DataLoader from 'dataloader';
+import { LRUCache } from 'lru-cache';
 import type { Collection, ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import {
@@ -19,16 +20,66 @@ import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../domain/crm.j
 import { findMeetings } from '../domain/meetings.js';
 import type { Viewer } from '../domain/viewer.js';
 
-function byObjectId<T extends { _id: ObjectId }>(find: (ids: ObjectId[]) => Promise<T[]>) {
+/** A DataLoader cache shared by every request of the process: entries at most `ttlMs` old. */
+export interface SharedCache {
+  ttlMs: number;
+  /** Entries kept at most per loader (least recently used forgotten first). */
+  max?: number;
+}
+
+function cacheOf<V>(shared: SharedCache | undefined) {
+  // A failed batch (an outage) leaves nothing cached: DataLoader forgets the keys it rejected.
+  return shared && shared.ttlMs > 0
+    ? { cacheMap: new LRUCache<string, Promise<V>>({ max: shared.max ?? 50_000, ttl: shared.ttlMs }) }
+    : {};
+}
+
+const hex = (id: ObjectId) => id.toHexString();
+
+function byObjectId<T extends { _id: ObjectId }>(
+  find: (ids: ObjectId[]) => Promise<T[]>,
+  shared: SharedCache | undefined,
+) {
   return new DataLoader<ObjectId, T | null, string>(
     async (ids) => {
       const docs = await find([...ids]);
       const byId = new Map(docs.map((d) => [d._id.toHexString(), d]));
       return ids.map((id) => byId.get(id.toHexString()) ?? null);
     },
-    { cacheKeyFn: (id) => id.toHexString() },
+    { cacheKeyFn: hex, ...cacheOf<T | null>(shared) },
   );
 }
+
+/**
+ * What a page shows beside its meetings: recorders, teams, meeting types, each organisation's
+ * teams. Display data only: no visibility decision reads it. Made once per process with a
+ * `shared` cache, every request uses the same loaders: concurrent requests' lookups go out as one
+ * query per kind, and a record read within the last `ttlMs` is not read again (a renamed team
+ * shows within `ttlMs`). Without one, it is one request's, like the other loaders.
+ */
+export function createDirectory(collections: Collections, shared?: SharedCache) {
+  return {
+    users: byObjectId<UserDoc>((ids) => collections.users.find({ _id: { $in: ids } }).toArray(), shared),
+    teams: byObjectId<TeamDoc>((ids) => collections.teams.find({ _id: { $in: ids } }).toArray(), shared),
+    meetingTypes: byObjectId<MeetingTypeDoc>(
+      (ids) => collections.meetingTypes.find({ _id: { $in: ids } }).toArray(),
+      shared,
+    ),
+    /** Every team of an organisation (for permission listings and a meeting's `sharedWith`). */
+    orgTeams: new DataLoader<ObjectId, TeamDoc[], string>(
+      async (orgIds) => {
+        const teams = await collections.teams
+          .find({ orgId: { $in: [...orgIds] } })
+          .sort({ name: 1 })
+          .toArray();
+        return orgIds.map((id) => teams.filter((t) => t.orgId.equals(id)));
+      },
+      { cacheKeyFn: hex, ...cacheOf<TeamDoc[]>(shared) },
+    ),
+  };
+}
+
+export type Directory = ReturnType<typeof createDirectory>;
 
 /** One loader per content kind, keyed by recording id (null where a recording has none). */
 export type ContentLoaders = { [K in ContentKind]: DataLoader<number, ContentDocs[K] | null> };
@@ -52,6 +103,7 @@ export function createLoaders(
   collections: Collections,
   viewer: Viewer | undefined,
   content: ContentLoaders = createContentLoaders(collections),
+  directory: Directory = createDirectory(collections),
 ) {
   return {
     ...content,
@@ -59,22 +111,7 @@ export function createLoaders(
     meetings: new DataLoader((ids: readonly number[]) =>
       viewer ? findMeetings(collections, viewer, ids) : Promise.resolve(ids.map(() => null)),
     ),
-    users: byObjectId<UserDoc>((ids) => collections.users.find({ _id: { $in: ids } }).toArray()),
-    teams: byObjectId<TeamDoc>((ids) => collections.teams.find({ _id: { $in: ids } }).toArray()),
-    meetingTypes: byObjectId<MeetingTypeDoc>((ids) =>
-      collections.meetingTypes.find({ _id: { $in: ids } }).toArray(),
-    ),
-    /** Every team of an organisation (for permission listings and a meeting's `sharedWith`). */
-    orgTeams: new DataLoader(
-      async (orgIds: readonly ObjectId[]) => {
-        const teams = await collections.teams
-          .find({ orgId: { $in: [...orgIds] } })
-          .sort({ name: 1 })
-          .toArray();
-        return orgIds.map((id) => teams.filter((t) => t.orgId.equals(id)));
-      },
-      { cacheKeyFn: (id) => id.toHexString() },
-    ),
+    ...directory,
     /** CRM matches as the viewer sees them. */
     crmMatches: new DataLoader<MeetingDoc, CrmMatches, number>(
       async (meetings) => {

@@ -8,13 +8,9 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Collections } from '../db/collections.js';
+import type { CredentialCache } from '../domain/credential-cache.js';
 import type { Bucket, RateLimitPolicy } from '../domain/rate-limits.js';
-import {
-  authenticate,
-  type CredentialPolicy,
-  type PresentedCredential,
-  presentedCredential,
-} from '../domain/viewer.js';
+import { type PresentedCredential, presentedCredential } from '../domain/viewer.js';
 import type { Logger } from '../logger.js';
 import { type AdmissionPolicy, admission, type ShedReason } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
@@ -25,7 +21,7 @@ import { type GraphiQLSetup, graphiqlOptions } from './graphiql.js';
 import { exposeHttpStatus } from './http-status-extension.js';
 import { type InProcessCaller, inProcessResult } from './in-process-result.js';
 import { armor, nestingLimit } from './limits.js';
-import { createLoaders } from './loaders.js';
+import { createLoaders, type Directory } from './loaders.js';
 import { isPublicIntrospection, publicIntrospection } from './public-introspection.js';
 import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
@@ -80,7 +76,8 @@ export function createGraphQLServer(options: {
   logger: Logger;
   corsOrigins: string[];
   rateLimits: RateLimitPolicy;
-  credentials: CredentialPolicy;
+  credentials: CredentialCache;
+  directory: Directory;
   services: ResolverServices;
   admission: AdmissionPolicy;
   onShed?: (reason: ShedReason) => void;
@@ -97,7 +94,7 @@ export function createGraphQLServer(options: {
   async function authenticateThrottled(presented: PresentedCredential, source: string) {
     throttle.check(source);
     try {
-      return await authenticate(collections, presented, options.credentials);
+      return await options.credentials.recognise(presented);
     } catch (error) {
       if (domainErrorOf(error)?.code === 'UNAUTHENTICATED') throttle.failed(source);
       throw error;
@@ -199,7 +196,7 @@ export function createGraphQLServer(options: {
         viewer,
         ingestionService: caller !== undefined && 'ingestionService' in caller,
         requestId,
-        loaders: createLoaders(collections, viewer),
+        loaders: createLoaders(collections, viewer, undefined, options.directory),
         services,
       };
     },

@@ -1,6 +1,8 @@
 /**
  * N+1 guard (after Vendure's query-counting e2e test): the driver's commands are counted while a
- * page with every lazy field resolves; pages of 10 and 100 must cost the same.
+ * page with every lazy field resolves; pages of 10 and 100 must cost the same. Counted warm, as a
+ * client calling again within READ_CACHE_MS finds its key, the recorders, teams and meeting types
+ * already read; the first call of a key pays for them once.
  */
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +46,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function commandsFor(query: string, first: number) {
+  await t.graphql(query, { first }, keyOf('account admin'));
   const { result, commands } = await t.countCommands(() =>
     t.graphql(query, { first }, keyOf('account admin')),
   );
@@ -60,9 +63,17 @@ describe('batching', () => {
     for (const collection of contentCollections) expect(ten).toContain(`find:${collection}`);
     // one query per content kind, not one per meeting
     expect(ten.filter((c) => c === 'find:transcripts')).toHaveLength(1);
-    // the recorders' teams and each organisation's teams (sharedWith) come from one teams query
-    expect(ten.filter((c) => c === 'find:teams')).toHaveLength(1);
-    expect(ten.length).toBeLessThanOrEqual(14);
+    // the rate-limit counter, the page, and one query per content kind (CRM: connection, records)
+    expect(ten).toEqual([
+      'find:actionItems',
+      'find:crmConnections',
+      'find:crmRecords',
+      'find:highlights',
+      'find:meetings',
+      'find:summaries',
+      'find:transcripts',
+      'findAndModify:rateLimits',
+    ]);
   });
 
   it('a page that selects no content field sends no content query', async () => {
@@ -71,13 +82,7 @@ describe('batching', () => {
       50,
     );
     for (const collection of contentCollections) expect(plain.join(' ')).not.toContain(collection);
-    // authentication (credential, user, organisation), the rate-limit counter and the page itself
-    expect(plain).toEqual([
-      'find:credentials',
-      'find:meetings',
-      'find:organisations',
-      'find:users',
-      'findAndModify:rateLimits',
-    ]);
+    // the rate-limit counter and the page itself
+    expect(plain).toEqual(['find:meetings', 'findAndModify:rateLimits']);
   });
 });

@@ -7,6 +7,8 @@ import { loadConfig } from '../../src/config.js';
 import type { Collections } from '../../src/db/collections.js';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { ContentReadyFeed } from '../../src/domain/content-ready-feed.js';
+import { CredentialCache } from '../../src/domain/credential-cache.js';
+import { createDirectory } from '../../src/graphql/loaders.js';
 import { createGraphQLServer, type GraphQLServer } from '../../src/graphql/yoga.js';
 import { createLogger } from '../../src/logger.js';
 
@@ -21,7 +23,8 @@ export function testGraphQLServer(
     rateLimits: { limits: { general: 1000, heavy: 1000 }, windowSeconds: 60 },
     admission: { heavyPerCredential: 1000, budgetBytes: 1e12 },
     authFailuresPerMinute: 1_000_000,
-    credentials: {},
+    credentials: new CredentialCache(collections, {}, { ttlMs: 0 }),
+    directory: createDirectory(collections),
     maxBodyBytes: loadConfig({}).GRAPHQL_MAX_BODY_BYTES,
     services: {
       destinationCheck: new EgressGuard().destinationCheck,
