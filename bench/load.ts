@@ -41,7 +41,8 @@ export function luaString(text: string): string {
   let out = '"';
   for (const byte of Buffer.from(text, 'utf8')) {
     const printable = byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c;
-    out += printable ? String.fromCharCode(byte) : `\\${byte}`;
+    // Always three digits: Lua reads up to three, so a newline (\10) before a "1" would read as \101.
+    out += printable ? String.fromCharCode(byte) : `\\${String(byte).padStart(3, '0')}`;
   }
   return `${out}"`;
 }
