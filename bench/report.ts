@@ -3,7 +3,12 @@ import { readFileSync } from 'node:fs';
 import type { FanoutResult } from './fanout.js';
 import type { RoundFigures } from './rounds.js';
 
-export type Target = 'service' | 'direct' | 'ceiling';
+/** The servers users would otherwise pick, serving the same schema (`--peers`, bench/peers.ts). */
+export const peers = ['apollo-server-4', 'yoga', 'mercurius-jit'] as const;
+export type Peer = (typeof peers)[number];
+export type Target = 'service' | 'direct' | 'ceiling' | Peer;
+/** Every server, in the order the table shows them. */
+export const allTargets: readonly Target[] = ['service', 'direct', 'ceiling', ...peers];
 
 /** A server's figures in a scenario: its median round, and every round. */
 export interface Measurement extends RoundFigures {
@@ -136,7 +141,7 @@ export function formatReport(report: BenchReport): string {
   for (const s of report.scenarios) {
     const direct = s.results.direct?.rps;
     const ceiling = s.results.ceiling?.rps;
-    for (const target of ['service', 'direct', 'ceiling'] as const) {
+    for (const target of allTargets) {
       const m = s.results[target];
       if (!m) continue;
       const failed = m.errorStatus + m.errors + m.timeouts;
@@ -248,7 +253,7 @@ export function compareReports(aPath: string, bPath: string): string {
   ];
   for (const sb of b.scenarios) {
     const sa = a.scenarios.find((s) => s.id === sb.id);
-    for (const target of ['service', 'direct', 'ceiling'] as const) {
+    for (const target of allTargets) {
       const mb = sb.results[target];
       const ma = sa?.results[target];
       if (!mb && !ma) continue;

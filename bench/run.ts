@@ -40,6 +40,7 @@ import {
   formatReport,
   type Measurement,
   type PageSizes,
+  peers,
   type ScenarioReport,
   type Target,
   type TargetCheck,
@@ -56,7 +57,7 @@ Dataset
   --seed N                PRNG seed (default ${defaultDatasetOptions.seed})
 Load
   --connections N         concurrent connections (default 10)
-  --duration S            seconds measured per scenario and server, split over the rounds (default 12)
+  --duration S            seconds measured per scenario and server, split over the rounds (default 15)
   --rounds N              rounds per scenario: each measures every server in turn for duration/N
                           seconds; each server's median round is reported (default 3)
   --warmup S              seconds of warm-up of each server before a scenario's first round (default 2)
@@ -65,6 +66,8 @@ Load
                           rest-include-br and graphql-br, against the service and the direct
                           handler only: the ceiling serves identity bytes; or name those ids alone)
   --log-level L           the service's LOG_LEVEL (default info; its output is discarded)
+  --peers                 also serve the GraphQL scenario with ${peers.join(', ')}: the same
+                          schema and database, each in its own process (bench/peers.ts)
 Webhook fan-out
   --fanout-steady-rate N  steady phase (latency): recordings per second (default 5)
   --fanout-steady-seconds S  steady phase length (default 20; 0 skips the phase)
@@ -93,7 +96,7 @@ function options() {
       'max-entries': { type: 'string' },
       seed: { type: 'string' },
       connections: { type: 'string', default: '10' },
-      duration: { type: 'string', default: '12' },
+      duration: { type: 'string', default: '15' },
       rounds: { type: 'string', default: '3' },
       warmup: { type: 'string', default: '2' },
       only: { type: 'string' },
@@ -111,6 +114,7 @@ function options() {
       dump: { type: 'string' },
       profile: { type: 'string' },
       compare: { type: 'boolean', default: false },
+      peers: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -166,6 +170,7 @@ function options() {
     connections: Math.max(1, int('connections')),
     duration: Math.max(1, int('duration')),
     rounds: Math.max(1, int('rounds')),
+    peers: values.peers,
     warmup: int('warmup'),
     only: values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null,
     logLevel: values['log-level']!,
@@ -323,11 +328,20 @@ async function main(): Promise<number> {
       const ceilingInfo = (await ceiling.ready) as { url: string };
       log(`service: ${serviceInfo.url} (pid ${service.pid})`);
       log(`direct:  ${directInfo.url} (pid ${direct.pid}); ceiling: ${ceilingInfo.url} (pid ${ceiling.pid})`);
-      const servers: Record<Target, { url: string; child: Child }> = {
+      const servers: Partial<Record<Target, { url: string; child: Child }>> = {
         service: { url: serviceInfo.url, child: service },
         direct: { url: directInfo.url, child: direct },
         ceiling: { url: ceilingInfo.url, child: ceiling },
       };
+      // The peers serve only the GraphQL scenario's query.
+      for (const peer of opts.peers && wanted('graphql') ? peers : []) {
+        const child = Child.start(peer, 'bench/peers.ts', { ...env, BENCH_PEER: peer }, { quiet: true });
+        children.push(child);
+        const { url } = (await child.ready) as { url: string };
+        servers[peer] = { url, child };
+        log(`${peer}: ${url} (pid ${child.pid})`);
+      }
+      const server = (target: Target) => servers[target]!;
 
       // ------------------------------------------------------------ the HTTP scenarios
       const auth = { 'x-api-key': benchAdmin.apiKey };
@@ -354,6 +368,7 @@ async function main(): Promise<number> {
         {
           id: 'graphql',
           name: 'GraphQL meetings, same fields',
+          targets: ['service', 'direct', 'ceiling', ...(opts.peers ? peers : [])],
           request: {
             method: 'POST',
             path: '/graphql',
@@ -401,7 +416,7 @@ async function main(): Promise<number> {
         times = 3,
       ): Promise<{ perRequest: number; byName: Record<string, number>; forcedGetMores: number } | null> {
         if (target === 'ceiling') return null;
-        const { url, child } = servers[target];
+        const { url, child } = server(target);
         const before = await child.stats();
         for (let i = 0; i < times; i++) {
           const answer = await fetchOnce(url, request);
@@ -422,7 +437,7 @@ async function main(): Promise<number> {
 
       /** One round of load against one server, and what it cost the server and the engine. */
       async function measureRound(target: Target, request: LoadRequest): Promise<RoundFigures> {
-        const { url, child } = servers[target];
+        const { url, child } = server(target);
         const peak = sampleRss([child.pid]);
         const [serverBefore, engineBefore] = await Promise.all([child.stats(), engine.stats()]);
         const load = await runLoad(url, request, {
@@ -453,8 +468,8 @@ async function main(): Promise<number> {
 
       for (const scenario of selected) {
         log(`\n${scenario.name} (${elapsed()})`);
-        const fromService = await fetchOnce(servers.service.url, scenario.request);
-        const fromDirect = await fetchOnce(servers.direct.url, scenario.request);
+        const fromService = await fetchOnce(server('service').url, scenario.request);
+        const fromDirect = await fetchOnce(server('direct').url, scenario.request);
         if (fromService.status !== 200)
           throw new Error(
             `the service answered ${fromService.status}: ${fromService.body.toString().slice(0, 500)}`,
@@ -476,6 +491,18 @@ async function main(): Promise<number> {
             );
         }
         log(`  ${fromService.body.length} bytes; direct vs service: ${equality}`);
+        for (const peer of (scenario.targets ?? []).filter((t) => (peers as readonly Target[]).includes(t))) {
+          const answer = await fetchOnce(server(peer).url, scenario.request);
+          const difference =
+            answer.status === 200
+              ? firstDifference(JSON.parse(fromService.body.toString()), JSON.parse(answer.body.toString()))
+              : `status ${answer.status}: ${answer.body.toString().slice(0, 300)}`;
+          if (difference && difference !== '$: key order')
+            problems.push(`${scenario.name}: ${peer} does not answer like the service (${difference})`);
+          log(
+            `  ${peer} vs service: ${difference ? (difference === '$: key order' ? 'deep-equal (key order differs)' : `MISMATCH at ${difference}`) : 'deep-equal'}`,
+          );
+        }
         if (opts.dump) {
           mkdirSync(opts.dump, { recursive: true });
           writeFileSync(join(opts.dump, `${scenario.id}.service.json`), fromService.body);
@@ -492,7 +519,7 @@ async function main(): Promise<number> {
         const serving = scenario.targets ?? (['service', 'direct', 'ceiling'] as const);
         if (opts.warmup > 0)
           for (const target of serving)
-            await runLoad(servers[target].url, scenario.request, {
+            await runLoad(server(target).url, scenario.request, {
               connections: opts.connections,
               seconds: opts.warmup,
             });
@@ -570,7 +597,7 @@ async function main(): Promise<number> {
       // ------------------------------------------------------------ webhook fan-out
       const missing =
         wanted('fanout') && opts.fanout.length > 0
-          ? await missingMachinery(servers.service.url, benchAdmin.apiKey)
+          ? await missingMachinery(server('service').url, benchAdmin.apiKey)
           : null;
       for (const phase of wanted('fanout') ? opts.fanout : []) {
         const label = `webhook fan-out, ${phase.phase}`;
@@ -600,7 +627,7 @@ async function main(): Promise<number> {
           return Object.fromEntries(rows.map((r) => [r._id, r.n]));
         };
         const result = await runFanout(
-          servers.service.url,
+          server('service').url,
           serviceInfo.appUrl,
           token.token,
           phase,
