@@ -149,8 +149,8 @@ export async function runEngineScenario(
     const listRate = async (size: number) => {
       if (opts.warmup > 0) await runLoad(url, list, { connections: opts.connections, seconds: opts.warmup });
       const load = await runLoad(url, list, { connections: opts.connections, seconds: opts.duration });
-      const bad = load.requests - load.status['2xx'];
-      if (bad > 0) problems.push(`engine scenario: REST list at ${size}: ${bad} responses were not 2xx`);
+      const bad = load.errorStatus + load.errors + load.timeouts;
+      if (bad > 0) problems.push(`engine scenario: REST list at ${size}: ${bad} requests failed`);
       log(`  REST list at ${size} meetings: ${load.rps.toFixed(1)} req/s, p50 ${load.p50.toFixed(1)} ms`);
       return { rps: load.rps, p50: load.p50 };
     };

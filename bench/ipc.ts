@@ -6,12 +6,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { MongoClient } from 'mongodb';
+import type { Database } from '../src/db/connection.js';
 
 export interface Stats {
   /** MongoDB commands the process's driver has started so far (command monitoring). */
   commands: number;
   /** The same, by command name (find, getMore, update...). */
   commandsByName: Record<string, number>;
+  /** Of the getMores, those the 16 MiB reply limit forced (see forcedGetMoreCounter). */
+  forcedGetMores: number;
   /** Commands of every client in the process (the delivery worker has its own connection). */
   allCommands: number;
   rss: number;
@@ -146,16 +150,58 @@ export function sampleRss(pids: number[], everyMs = 100): () => number[] {
 }
 
 /** Counts the commands of a database's client, in total and by name. */
-export function commandCounter(database: {
-  onCommand(listener: (event: { commandName: string }) => void): unknown;
-}) {
+export function commandCounter(database: Pick<Database, 'client' | 'onCommand'>) {
   let total = 0;
   const byName: Record<string, number> = {};
   database.onCommand((event) => {
     total++;
     byName[event.commandName] = (byName[event.commandName] ?? 0) + 1;
   });
-  return { commands: () => total, commandsByName: () => byName };
+  return {
+    commands: () => total,
+    commandsByName: () => byName,
+    forcedGetMores: forcedGetMoreCounter(database.client),
+  };
+}
+
+/**
+ * Counts the getMores the 16 MiB reply limit forced: those whose cursor's previous batch came back
+ * with fewer documents than were asked (first batches hold 101 unless told otherwise; a getMore
+ * without batchSize asks for all) while the cursor stayed open. Any other getMore is a round trip
+ * the app chose.
+ */
+function forcedGetMoreCounter(client: MongoClient): () => number {
+  let forced = 0;
+  const asked = new Map<number, number>(); // by request id, until its reply
+  const cut = new Set<string>(); // cursor ids whose last batch the size limit cut
+  client.on('commandStarted', (event) => {
+    const c = event.command;
+    if (event.commandName === 'getMore') {
+      const id = String(c.getMore);
+      if (cut.delete(id)) forced++;
+      asked.set(event.requestId, c.batchSize ?? Number.POSITIVE_INFINITY);
+    } else if (event.commandName === 'find' || event.commandName === 'aggregate') {
+      const batchSize = (event.commandName === 'find' ? c.batchSize : c.cursor?.batchSize) ?? 101;
+      asked.set(event.requestId, Math.min(batchSize, c.limit ?? Number.POSITIVE_INFINITY));
+    }
+  });
+  const replied = (event: { requestId: number; reply?: unknown }) => {
+    const wanted = asked.get(event.requestId);
+    if (wanted === undefined) return;
+    asked.delete(event.requestId);
+    const cursor = (event.reply as { cursor?: CursorReply } | undefined)?.cursor;
+    const batch = cursor?.firstBatch ?? cursor?.nextBatch;
+    if (cursor && batch && String(cursor.id) !== '0' && batch.length < wanted) cut.add(String(cursor.id));
+  };
+  client.on('commandSucceeded', replied);
+  client.on('commandFailed', replied);
+  return () => forced;
+}
+
+interface CursorReply {
+  id: unknown;
+  firstBatch?: unknown[];
+  nextBatch?: unknown[];
 }
 
 /** The child side: announce readiness, answer stats and calls, stop on request or when the parent goes. */
@@ -163,6 +209,7 @@ export function serveParent(options: {
   info: Record<string, unknown>;
   commands?: () => number;
   commandsByName?: () => Record<string, number>;
+  forcedGetMores?: () => number;
   allCommands?: () => number;
   calls?: Record<string, (args: any) => unknown>;
   stop: () => Promise<void>;
@@ -189,6 +236,7 @@ export function serveParent(options: {
         stats: {
           commands: options.commands?.() ?? 0,
           commandsByName: { ...options.commandsByName?.() },
+          forcedGetMores: options.forcedGetMores?.() ?? 0,
           allCommands: options.allCommands?.() ?? options.commands?.() ?? 0,
           rss: memory.rss,
           heapUsed: memory.heapUsed,

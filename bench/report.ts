@@ -1,28 +1,22 @@
 /** The report: the table people read, the targets, the JSON file, and the comparison of two files. */
 import { readFileSync } from 'node:fs';
 import type { FanoutResult } from './fanout.js';
+import type { RoundFigures } from './rounds.js';
 
-export type Target = 'service' | 'direct' | 'ceiling';
+/** The servers users would otherwise pick, serving the same schema (`--peers`, bench/peers.ts). */
+export const peers = ['apollo-server-4', 'yoga', 'mercurius-jit'] as const;
+export type Peer = (typeof peers)[number];
+export type Target = 'service' | 'direct' | 'ceiling' | Peer;
+/** Every server, in the order the table shows them. */
+export const allTargets: readonly Target[] = ['service', 'direct', 'ceiling', ...peers];
 
-export interface Measurement {
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
+/** A server's figures in a scenario: its median round, and every round. */
+export interface Measurement extends RoundFigures {
   /** Exact, from sequential probe requests (null for the ceiling: no database). */
   commandsPerRequest: number | null;
   commandsByName: Record<string, number> | null;
-  /** CPU time per request of the serving process and of the engine, ms (process.cpuUsage deltas). */
-  serverCpuMs: number;
-  engineCpuMs: number;
-  /** The machine's 1-minute load average when the measurement ended. */
-  loadAverage: number;
-  peakRssMb: number;
-  status: { '2xx': number; '3xx': number; '4xx': number; '5xx': number };
-  errors: number;
-  timeouts: number;
-  /** Bytes on the wire per response, headers included (absent in reports written before it). */
-  wireBytesPerRequest?: number;
+  /** Each round's figures, in the order measured. */
+  rounds: RoundFigures[];
 }
 
 export interface ScenarioReport {
@@ -65,6 +59,21 @@ export interface EngineScenarioReport {
   };
 }
 
+/** Commands per request of one REST page, at limit 10 and at limit 100 (sequential probes). */
+export interface PageSizes {
+  target: Target;
+  page: 'without content' | 'every include';
+  limit10: number;
+  limit100: number;
+  getMore10: number;
+  getMore100: number;
+  /** Of the getMores, those the 16 MiB reply limit forced (a batch cut short by size). */
+  forcedGetMore10: number;
+  forcedGetMore100: number;
+  byName10: Record<string, number>;
+  byName100: Record<string, number>;
+}
+
 export interface TargetCheck {
   name: string;
   status: 'PASS' | 'FAIL' | 'SKIPPED';
@@ -86,16 +95,7 @@ export interface BenchReport {
   options: Record<string, unknown>;
   dataset: Record<string, unknown>;
   scenarios: ScenarioReport[];
-  pageSizes: {
-    target: Target;
-    limit10: number;
-    limit100: number;
-    identical: boolean;
-    getMore10: number;
-    getMore100: number;
-    byName10: Record<string, number>;
-    byName100: Record<string, number>;
-  }[];
+  pageSizes: PageSizes[];
   fanout: (FanoutResult & {
     phase: 'steady' | 'burst';
     /** Recordings per second offered (0: as fast as ingestion goes). */
@@ -133,7 +133,7 @@ export function formatReport(report: BenchReport): string {
       'x ceiling',
       'cmds/req',
       'peak RSS MB',
-      'non-2xx',
+      'failed',
       'CPU ms/req server+engine',
       'wire MB/resp',
     ],
@@ -141,10 +141,10 @@ export function formatReport(report: BenchReport): string {
   for (const s of report.scenarios) {
     const direct = s.results.direct?.rps;
     const ceiling = s.results.ceiling?.rps;
-    for (const target of ['service', 'direct', 'ceiling'] as const) {
+    for (const target of allTargets) {
       const m = s.results[target];
       if (!m) continue;
-      const non2xx = m.status['3xx'] + m.status['4xx'] + m.status['5xx'] + m.errors;
+      const failed = m.errorStatus + m.errors + m.timeouts;
       rows.push([
         target === 'service' ? s.name : '',
         target,
@@ -155,9 +155,9 @@ export function formatReport(report: BenchReport): string {
         ceiling ? fixed(m.rps / ceiling, 3) : '-',
         m.commandsPerRequest === null ? '-' : fixed(m.commandsPerRequest, 1),
         fixed(m.peakRssMb, 0),
-        String(non2xx),
+        String(failed),
         `${fixed(m.serverCpuMs)} + ${fixed(m.engineCpuMs)}`,
-        m.wireBytesPerRequest === undefined ? '-' : fixed(m.wireBytesPerRequest / (1024 * 1024), 2),
+        fixed(m.wireBytesPerRequest / (1024 * 1024), 2),
       ]);
     }
   }
@@ -199,11 +199,11 @@ export function formatReport(report: BenchReport): string {
           : `, ${fixed(f.commandsPerDelivery, 1)} commands per delivery (worker)`),
     );
   }
-  if (report.pageSizes.length > 0) {
+  for (const p of report.pageSizes) {
+    const forced = (n: number) => (n > 0 ? ` (${fixed(n, 1)} getMore forced by the 16 MiB reply limit)` : '');
     out.push(
-      `  commands per request, REST every include, limit 10 vs 100: ${report.pageSizes
-        .map((p) => `${p.target} ${fixed(p.limit10, 1)} vs ${fixed(p.limit100, 1)}`)
-        .join('; ')}`,
+      `  commands per request, REST page ${p.page}, ${p.target}: limit 10: ${fixed(p.limit10, 1)}${forced(p.forcedGetMore10)}; ` +
+        `limit 100: ${fixed(p.limit100, 1)}${forced(p.forcedGetMore100)}`,
     );
   }
   if (report.engine) out.push('', formatEngineScenario(report.engine));
@@ -253,7 +253,7 @@ export function compareReports(aPath: string, bPath: string): string {
   ];
   for (const sb of b.scenarios) {
     const sa = a.scenarios.find((s) => s.id === sb.id);
-    for (const target of ['service', 'direct', 'ceiling'] as const) {
+    for (const target of allTargets) {
       const mb = sb.results[target];
       const ma = sa?.results[target];
       if (!mb && !ma) continue;

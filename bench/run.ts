@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: seeds a generated dataset into an embedded engine running in its own process,
  * starts the service (and the two baselines) in their own processes, and drives each over
- * loopback with autocannon at a fixed concurrency. See README.md, "Benchmark and soak".
+ * loopback with wrk (a process of its own) at a fixed concurrency, the servers in turn for a few
+ * rounds. Exits 1 when a target fails. See README.md, "Benchmark and soak".
  *
  *   npm run bench -- --help
  *   npm run bench -- --compare bench/results/a.json bench/results/b.json
@@ -38,10 +39,14 @@ import {
   type EngineScenarioReport,
   formatReport,
   type Measurement,
+  type PageSizes,
+  peers,
   type ScenarioReport,
   type Target,
   type TargetCheck,
 } from './report.js';
+import { medianRound, type RoundFigures } from './rounds.js';
+import { serviceTargets } from './targets.js';
 
 const usage = `Usage: npm run bench -- [options]
 
@@ -52,13 +57,17 @@ Dataset
   --seed N                PRNG seed (default ${defaultDatasetOptions.seed})
 Load
   --connections N         concurrent connections (default 10)
-  --duration S            seconds measured per scenario and server (default 8)
-  --warmup S              seconds of warm-up before each measurement (default 2)
+  --duration S            seconds measured per scenario and server, split over the rounds (default 15)
+  --rounds N              rounds per scenario: each measures every server in turn for duration/N
+                          seconds; each server's median round is reported (default 3)
+  --warmup S              seconds of warm-up of each server before a scenario's first round (default 2)
   --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, fanout, engine
                           (rest-include and graphql also run once with Accept-Encoding: br, as
                           rest-include-br and graphql-br, against the service and the direct
                           handler only: the ceiling serves identity bytes; or name those ids alone)
   --log-level L           the service's LOG_LEVEL (default info; its output is discarded)
+  --peers                 also serve the GraphQL scenario with ${peers.join(', ')}: the same
+                          schema and database, each in its own process (bench/peers.ts)
 Webhook fan-out
   --fanout-steady-rate N  steady phase (latency): recordings per second (default 5)
   --fanout-steady-seconds S  steady phase length (default 20; 0 skips the phase)
@@ -87,7 +96,8 @@ function options() {
       'max-entries': { type: 'string' },
       seed: { type: 'string' },
       connections: { type: 'string', default: '10' },
-      duration: { type: 'string', default: '8' },
+      duration: { type: 'string', default: '15' },
+      rounds: { type: 'string', default: '3' },
       warmup: { type: 'string', default: '2' },
       only: { type: 'string' },
       'log-level': { type: 'string', default: 'info' },
@@ -104,6 +114,7 @@ function options() {
       dump: { type: 'string' },
       profile: { type: 'string' },
       compare: { type: 'boolean', default: false },
+      peers: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -158,6 +169,8 @@ function options() {
     engineSizes,
     connections: Math.max(1, int('connections')),
     duration: Math.max(1, int('duration')),
+    rounds: Math.max(1, int('rounds')),
+    peers: values.peers,
     warmup: int('warmup'),
     only: values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null,
     logLevel: values['log-level']!,
@@ -315,17 +328,31 @@ async function main(): Promise<number> {
       const ceilingInfo = (await ceiling.ready) as { url: string };
       log(`service: ${serviceInfo.url} (pid ${service.pid})`);
       log(`direct:  ${directInfo.url} (pid ${direct.pid}); ceiling: ${ceilingInfo.url} (pid ${ceiling.pid})`);
-      const servers: Record<Target, { url: string; child: Child }> = {
+      const servers: Partial<Record<Target, { url: string; child: Child }>> = {
         service: { url: serviceInfo.url, child: service },
         direct: { url: directInfo.url, child: direct },
         ceiling: { url: ceilingInfo.url, child: ceiling },
       };
+      // The peers serve only the GraphQL scenario's query.
+      for (const peer of opts.peers && wanted('graphql') ? peers : []) {
+        const child = Child.start(peer, 'bench/peers.ts', { ...env, BENCH_PEER: peer }, { quiet: true });
+        children.push(child);
+        const { url } = (await child.ready) as { url: string };
+        servers[peer] = { url, child };
+        log(`${peer}: ${url} (pid ${child.pid})`);
+      }
+      const server = (target: Target) => servers[target]!;
 
       // ------------------------------------------------------------ the HTTP scenarios
       const auth = { 'x-api-key': benchAdmin.apiKey };
       const everyInclude = Object.keys(allIncludes)
         .map((name) => `${name}=true`)
         .join('&');
+      const restList = (limit: number): LoadRequest => ({
+        method: 'GET',
+        path: `/external/v1/meetings?limit=${limit}`,
+        headers: auth,
+      });
       const restInclude = (limit: number): LoadRequest => ({
         method: 'GET',
         path: `/external/v1/meetings?limit=${limit}&${everyInclude}`,
@@ -335,12 +362,13 @@ async function main(): Promise<number> {
         {
           id: 'rest-list',
           name: 'REST GET /meetings',
-          request: { method: 'GET', path: '/external/v1/meetings?limit=10', headers: auth },
+          request: restList(10),
         },
         { id: 'rest-include', name: 'REST GET /meetings, every include', request: restInclude(10) },
         {
           id: 'graphql',
           name: 'GraphQL meetings, same fields',
+          targets: ['service', 'direct', 'ceiling', ...(opts.peers ? peers : [])],
           request: {
             method: 'POST',
             path: '/graphql',
@@ -386,9 +414,9 @@ async function main(): Promise<number> {
         target: Target,
         request: LoadRequest,
         times = 3,
-      ): Promise<{ perRequest: number; byName: Record<string, number> } | null> {
+      ): Promise<{ perRequest: number; byName: Record<string, number>; forcedGetMores: number } | null> {
         if (target === 'ceiling') return null;
-        const { url, child } = servers[target];
+        const { url, child } = server(target);
         const before = await child.stats();
         for (let i = 0; i < times; i++) {
           const answer = await fetchOnce(url, request);
@@ -400,13 +428,48 @@ async function main(): Promise<number> {
         for (const [name, n] of Object.entries(after.commandsByName))
           if (n !== (before.commandsByName[name] ?? 0))
             byName[name] = (n - (before.commandsByName[name] ?? 0)) / times;
-        return { perRequest: (after.commands - before.commands) / times, byName };
+        return {
+          perRequest: (after.commands - before.commands) / times,
+          byName,
+          forcedGetMores: (after.forcedGetMores - before.forcedGetMores) / times,
+        };
+      }
+
+      /** One round of load against one server, and what it cost the server and the engine. */
+      async function measureRound(target: Target, request: LoadRequest): Promise<RoundFigures> {
+        const { url, child } = server(target);
+        const peak = sampleRss([child.pid]);
+        const [serverBefore, engineBefore] = await Promise.all([child.stats(), engine.stats()]);
+        const load = await runLoad(url, request, {
+          connections: opts.connections,
+          seconds: opts.duration / opts.rounds,
+        });
+        const [serverAfter, engineAfter] = await Promise.all([child.stats(), engine.stats()]);
+        const [peakRss] = peak();
+        // wrk stops with requests still in flight: let them finish before the next server's round.
+        await settled(child);
+        const perRequest = (before: number, after: number) =>
+          load.requests > 0 ? (after - before) / load.requests : 0;
+        return {
+          rps: load.rps,
+          p50: load.p50,
+          p99: load.p99,
+          requests: load.requests,
+          serverCpuMs: perRequest(serverBefore.cpuMs, serverAfter.cpuMs),
+          engineCpuMs: perRequest(engineBefore.cpuMs, engineAfter.cpuMs),
+          loadAverage: loadavg()[0]!,
+          peakRssMb: mb(peakRss!),
+          errorStatus: load.errorStatus,
+          errors: load.errors,
+          timeouts: load.timeouts,
+          wireBytesPerRequest: load.wireBytesPerRequest,
+        };
       }
 
       for (const scenario of selected) {
         log(`\n${scenario.name} (${elapsed()})`);
-        const fromService = await fetchOnce(servers.service.url, scenario.request);
-        const fromDirect = await fetchOnce(servers.direct.url, scenario.request);
+        const fromService = await fetchOnce(server('service').url, scenario.request);
+        const fromDirect = await fetchOnce(server('direct').url, scenario.request);
         if (fromService.status !== 200)
           throw new Error(
             `the service answered ${fromService.status}: ${fromService.body.toString().slice(0, 500)}`,
@@ -428,6 +491,18 @@ async function main(): Promise<number> {
             );
         }
         log(`  ${fromService.body.length} bytes; direct vs service: ${equality}`);
+        for (const peer of (scenario.targets ?? []).filter((t) => (peers as readonly Target[]).includes(t))) {
+          const answer = await fetchOnce(server(peer).url, scenario.request);
+          const difference =
+            answer.status === 200
+              ? firstDifference(JSON.parse(fromService.body.toString()), JSON.parse(answer.body.toString()))
+              : `status ${answer.status}: ${answer.body.toString().slice(0, 300)}`;
+          if (difference && difference !== '$: key order')
+            problems.push(`${scenario.name}: ${peer} does not answer like the service (${difference})`);
+          log(
+            `  ${peer} vs service: ${difference ? (difference === '$: key order' ? 'deep-equal (key order differs)' : `MISMATCH at ${difference}`) : 'deep-equal'}`,
+          );
+        }
         if (opts.dump) {
           mkdirSync(opts.dump, { recursive: true });
           writeFileSync(join(opts.dump, `${scenario.id}.service.json`), fromService.body);
@@ -441,49 +516,42 @@ async function main(): Promise<number> {
         };
         await ceiling.call('set', canned);
 
+        const serving = scenario.targets ?? (['service', 'direct', 'ceiling'] as const);
+        if (opts.warmup > 0)
+          for (const target of serving)
+            await runLoad(server(target).url, scenario.request, {
+              connections: opts.connections,
+              seconds: opts.warmup,
+            });
+        const rounds = new Map<Target, RoundFigures[]>(serving.map((target) => [target, []]));
+        for (let round = 1; round <= opts.rounds; round++)
+          for (const target of serving) {
+            const figures = await measureRound(target, scenario.request);
+            rounds.get(target)!.push(figures);
+            log(
+              `  round ${round} ${target.padEnd(8)} ${figures.rps.toFixed(1).padStart(8)} req/s  p50 ${figures.p50.toFixed(1)} ms  p99 ${figures.p99.toFixed(1)} ms  ` +
+                `peak RSS ${figures.peakRssMb.toFixed(0)} MB  CPU/req: server ${figures.serverCpuMs.toFixed(1)} ms, engine ${figures.engineCpuMs.toFixed(1)} ms  ` +
+                `wire ${mb(figures.wireBytesPerRequest).toFixed(2)} MB/resp  (load average ${figures.loadAverage.toFixed(1)})`,
+            );
+          }
         const results: Partial<Record<Target, Measurement>> = {};
-        for (const target of scenario.targets ?? (['service', 'direct', 'ceiling'] as const)) {
-          const { url, child } = servers[target];
-          if (opts.warmup > 0)
-            await runLoad(url, scenario.request, { connections: opts.connections, seconds: opts.warmup });
-          const peak = sampleRss([child.pid]);
-          const [serverBefore, engineBefore] = await Promise.all([child.stats(), engine.stats()]);
-          const load = await runLoad(url, scenario.request, {
-            connections: opts.connections,
-            seconds: opts.duration,
-          });
-          const [serverAfter, engineAfter] = await Promise.all([child.stats(), engine.stats()]);
-          const [peakRss] = peak();
-          const perRequest = (before: number, after: number) =>
-            load.requests > 0 ? (after - before) / load.requests : 0;
-          await settled(child); // autocannon stops with requests still in flight: let them finish first
+        for (const target of serving) {
+          const median = medianRound(rounds.get(target)!);
           const commands = await commandsPerRequest(target, scenario.request);
           results[target] = {
-            rps: load.rps,
-            p50: load.p50,
-            p99: load.p99,
-            requests: load.requests,
+            ...median,
             commandsPerRequest: commands?.perRequest ?? null,
             commandsByName: commands?.byName ?? null,
-            serverCpuMs: perRequest(serverBefore.cpuMs, serverAfter.cpuMs),
-            engineCpuMs: perRequest(engineBefore.cpuMs, engineAfter.cpuMs),
-            loadAverage: loadavg()[0]!,
-            peakRssMb: mb(peakRss!),
-            status: load.status,
-            errors: load.errors,
-            timeouts: load.timeouts,
-            wireBytesPerRequest: load.wireBytesPerRequest,
+            rounds: rounds.get(target)!,
           };
-          const bad = load.status['3xx'] + load.status['4xx'] + load.status['5xx'] + load.errors;
-          if (bad > 0)
+          const failed = median.errorStatus + median.errors + median.timeouts;
+          if (failed > 0)
             problems.push(
-              `${scenario.name} / ${target}: ${bad} responses were not 2xx (${JSON.stringify(load.status)}, ${load.errors} errors)`,
+              `${scenario.name} / ${target}: ${failed} requests failed (${median.errorStatus} with status >= 400, ${median.errors} socket errors, ${median.timeouts} timeouts)`,
             );
           log(
-            `  ${target.padEnd(8)} ${load.rps.toFixed(1).padStart(8)} req/s  p50 ${load.p50.toFixed(1)} ms  p99 ${load.p99.toFixed(1)} ms  ` +
-              `${commands === null ? '-' : commands.perRequest.toFixed(1)} cmds/req  peak RSS ${mb(peakRss!).toFixed(0)} MB  ` +
-              `CPU/req: server ${perRequest(serverBefore.cpuMs, serverAfter.cpuMs).toFixed(1)} ms, engine ${perRequest(engineBefore.cpuMs, engineAfter.cpuMs).toFixed(1)} ms  ` +
-              `wire ${mb(load.wireBytesPerRequest).toFixed(2)} MB/resp  (load average ${loadavg()[0]!.toFixed(1)})`,
+            `  median   ${target.padEnd(8)} ${median.rps.toFixed(1).padStart(8)} req/s  p50 ${median.p50.toFixed(1)} ms  p99 ${median.p99.toFixed(1)} ms  ` +
+              `${commands === null ? '-' : commands.perRequest.toFixed(1)} cmds/req  peak RSS ${median.peakRssMb.toFixed(0)} MB (highest round)`,
           );
         }
         reports.push({
@@ -497,25 +565,31 @@ async function main(): Promise<number> {
       }
 
       // ------------------------------------------------------------ commands per request by page size
-      if (wanted('rest-include')) {
-        log(`\ncommands per request, page sizes 10 and 100 (${elapsed()})`);
+      const pages: [PageSizes['page'], string, (limit: number) => LoadRequest][] = [
+        ['without content', 'rest-list', restList],
+        ['every include', 'rest-include', restInclude],
+      ];
+      for (const [page, id, request] of pages.filter(([, id]) => wanted(id))) {
+        log(`\ncommands per request, REST page ${page}, page sizes 10 and 100 (${elapsed()})`);
         for (const target of ['service', 'direct'] as const) {
-          const limit10 = (await commandsPerRequest(target, restInclude(10)))!;
-          const limit100 = (await commandsPerRequest(target, restInclude(100), 2))!;
-          const getMore = (c: typeof limit10) => c.byName.getMore ?? 0;
+          const limit10 = (await commandsPerRequest(target, request(10), 5))!;
+          // 100 pages with every include are large (tens of MB): fewer probes.
+          const limit100 = (await commandsPerRequest(target, request(100), id === 'rest-include' ? 2 : 5))!;
           pageSizes.push({
             target,
+            page,
             limit10: limit10.perRequest,
             limit100: limit100.perRequest,
-            identical: limit10.perRequest === limit100.perRequest,
-            getMore10: getMore(limit10),
-            getMore100: getMore(limit100),
+            getMore10: limit10.byName.getMore ?? 0,
+            getMore100: limit100.byName.getMore ?? 0,
+            forcedGetMore10: limit10.forcedGetMores,
+            forcedGetMore100: limit100.forcedGetMores,
             byName10: limit10.byName,
             byName100: limit100.byName,
           });
           log(
             `  ${target.padEnd(8)} limit 10: ${limit10.perRequest} ${JSON.stringify(limit10.byName)}  ` +
-              `limit 100: ${limit100.perRequest} ${JSON.stringify(limit100.byName)}`,
+              `limit 100: ${limit100.perRequest} ${JSON.stringify(limit100.byName)} (${limit100.forcedGetMores} getMore forced by the 16 MiB reply limit)`,
           );
         }
       }
@@ -523,7 +597,7 @@ async function main(): Promise<number> {
       // ------------------------------------------------------------ webhook fan-out
       const missing =
         wanted('fanout') && opts.fanout.length > 0
-          ? await missingMachinery(servers.service.url, benchAdmin.apiKey)
+          ? await missingMachinery(server('service').url, benchAdmin.apiKey)
           : null;
       for (const phase of wanted('fanout') ? opts.fanout : []) {
         const label = `webhook fan-out, ${phase.phase}`;
@@ -553,7 +627,7 @@ async function main(): Promise<number> {
           return Object.fromEntries(rows.map((r) => [r._id, r.n]));
         };
         const result = await runFanout(
-          servers.service.url,
+          server('service').url,
           serviceInfo.appUrl,
           token.token,
           phase,
@@ -595,47 +669,7 @@ async function main(): Promise<number> {
     }
 
     // ------------------------------------------------------------ targets and report
-    const include = reports.find((r) => r.id === 'rest-include');
-    if (include?.results.service && include.results.direct) {
-      const ratio = include.results.service.rps / include.results.direct.rps;
-      targets.push({
-        name: 'REST with every include >= 0.7 of the direct handler',
-        status: include.equality.startsWith('MISMATCH') ? 'FAIL' : ratio >= 0.7 ? 'PASS' : 'FAIL',
-        detail: `${ratio.toFixed(2)} (${include.results.service.rps.toFixed(1)} vs ${include.results.direct.rps.toFixed(1)} req/s)`,
-      });
-    }
-    if (pageSizes.length > 0) {
-      const service = pageSizes.find((p) => p.target === 'service')!;
-      const withoutGetMore = service.limit10 - service.getMore10 === service.limit100 - service.getMore100;
-      targets.push({
-        name: 'commands per request identical for page sizes 10 and 100',
-        status: service.identical ? 'PASS' : 'FAIL',
-        detail:
-          `service: ${service.limit10} vs ${service.limit100}` +
-          (service.identical
-            ? ''
-            : withoutGetMore
-              ? ` — the difference is getMore only (${service.getMore10} vs ${service.getMore100}): a reply batch holds at most 16 MiB, and 100 transcripts exceed it; the queries are the same`
-              : ' — the queries differ (see pageSizes in the JSON)'),
-      });
-    }
-    const steady = fanout.find((f) => f.phase === 'steady');
-    if (steady) {
-      targets.push({
-        name: `webhook p99 ingest-to-delivery under 1 s (steady ${steady.rate} recordings/s x ${steady.webhooks} webhooks)`,
-        status:
-          steady.status === 'skipped'
-            ? 'SKIPPED'
-            : steady.p99 < 1000 && steady.lost === 0 && steady.late === 0
-              ? 'PASS'
-              : 'FAIL',
-        detail:
-          steady.status === 'skipped'
-            ? (steady.reason ?? '')
-            : `p99 ${steady.censored > 0 ? '>= ' : ''}${steady.p99.toFixed(0)} ms, p50 ${steady.p50.toFixed(0)} ms; ` +
-              `${steady.ingested}/${steady.recordings} ingested, ${steady.delivered}/${steady.expected} delivered, ${steady.late} late, ${steady.lost} lost`,
-      });
-    }
+    targets.push(...serviceTargets({ scenarios: reports, pageSizes, fanout }));
 
     const report: BenchReport = {
       version: 1,
@@ -652,7 +686,9 @@ async function main(): Promise<number> {
       options: {
         connections: opts.connections,
         duration: opts.duration,
+        rounds: opts.rounds,
         warmup: opts.warmup,
+        loadGenerator: 'wrk, 1 thread, in its own process',
         logLevel: opts.logLevel,
         fanout: opts.fanout,
       },
@@ -667,13 +703,16 @@ async function main(): Promise<number> {
     mkdirSync(dirname(opts.out), { recursive: true });
     writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
     log(
-      `\n${opts.connections} connections, ${opts.duration} s per measurement after ${opts.warmup} s of warm-up; ` +
+      `\n${opts.connections} connections (wrk); each server measured in ${opts.rounds} rounds of ${Math.max(1, Math.round(opts.duration / opts.rounds))} s, ` +
+        `taking turns, after ${opts.warmup} s of warm-up: the figures are each server's median round; ` +
         `${opts.dataset.meetings} meetings, transcripts of ${opts.dataset.minEntries}-${opts.dataset.maxEntries} lines; ` +
         `${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), Node ${process.version}\n`,
     );
     log(formatReport(report));
     log(`\nJSON: ${opts.out}   (finished in ${elapsed()})`);
-    return problems.length > 0 ? 1 : 0;
+    const failed = targets.filter((t) => t.status === 'FAIL').length;
+    if (failed > 0) log(`${failed} target${failed === 1 ? '' : 's'} failed`);
+    return problems.length > 0 || failed > 0 ? 1 : 0;
   } finally {
     // The servers first, then the engine they use.
     for (const child of children.reverse()) await child.stop().catch(() => {});

@@ -1,0 +1,125 @@
+/**
+ * The service's targets (issue 14, "Done when"), each PASS or FAIL with its figure; `npm run bench`
+ * exits non-zero when one fails. A target whose scenario did not run (`--only`) is left out.
+ */
+import type { BenchReport, PageSizes, ScenarioReport, TargetCheck } from './report.js';
+
+export const limits = {
+  /** Database commands of one authenticated REST page, page sizes 10 and 100. */
+  commandsWithoutContent: 4,
+  commandsEveryInclude: 10,
+  /** Rates relative to the direct handler and to the ceiling. */
+  includeVsDirect: 1.0,
+  includeVsCeiling: 0.1,
+  transcriptVsDirect: 1.0,
+  /** Webhooks: burst throughput and steady latency. */
+  burstDeliveriesPerSecond: 1000,
+  steadyP99Ms: 250,
+  /** Peak RSS of the service under the every-include scenario. */
+  peakRssMb: 460,
+} as const;
+
+type Report = Pick<BenchReport, 'scenarios' | 'pageSizes' | 'fanout'>;
+
+const check = (name: string, pass: boolean, detail: string): TargetCheck => ({
+  name,
+  status: pass ? 'PASS' : 'FAIL',
+  detail,
+});
+
+export function serviceTargets(report: Report): TargetCheck[] {
+  return [
+    ...commandTargets(report.pageSizes),
+    ...rateTargets(report.scenarios),
+    ...fanoutTargets(report.fanout),
+    ...rssTargets(report.scenarios),
+  ];
+}
+
+/** Commands per page at both sizes; getMores the 16 MiB reply limit forced are shown, not counted. */
+function commandTargets(pageSizes: readonly PageSizes[]): TargetCheck[] {
+  return pageSizes
+    .filter((p) => p.target === 'service')
+    .map((p) => {
+      const limit =
+        p.page === 'without content' ? limits.commandsWithoutContent : limits.commandsEveryInclude;
+      const at10 = p.limit10 - p.forcedGetMore10;
+      const at100 = p.limit100 - p.forcedGetMore100;
+      const forced = (n: number) => (n > 0 ? ` + ${n} getMore forced by the 16 MiB reply limit` : '');
+      return check(
+        `authenticated REST page ${p.page}: at most ${limit} database commands per request, page sizes 10 and 100`,
+        at10 <= limit && at100 <= limit,
+        `limit 10: ${at10}${forced(p.forcedGetMore10)} ${JSON.stringify(p.byName10)}; ` +
+          `limit 100: ${at100}${forced(p.forcedGetMore100)} ${JSON.stringify(p.byName100)}`,
+      );
+    });
+}
+
+/** The service's median rate against another server's, in one scenario. */
+function rateTarget(
+  scenario: ScenarioReport | undefined,
+  against: 'direct' | 'ceiling',
+  atLeast: number,
+): TargetCheck[] {
+  const service = scenario?.results.service;
+  const other = scenario?.results[against];
+  if (!scenario || !service || !other) return [];
+  const ratio = service.rps / other.rps;
+  const mismatch = against === 'direct' && scenario.equality.startsWith('MISMATCH');
+  return [
+    check(
+      `${scenario.name} >= ${atLeast.toFixed(1)}x the ${against === 'direct' ? 'direct handler' : 'ceiling'}`,
+      !mismatch && ratio >= atLeast,
+      `${ratio.toFixed(2)}x (${service.rps.toFixed(1)} vs ${other.rps.toFixed(1)} req/s, median rounds)` +
+        (mismatch ? '; the direct handler does not answer like the service' : ''),
+    ),
+  ];
+}
+
+function rateTargets(scenarios: readonly ScenarioReport[]): TargetCheck[] {
+  const include = scenarios.find((s) => s.id === 'rest-include');
+  const transcript = scenarios.find((s) => s.id === 'transcript');
+  return [
+    ...rateTarget(include, 'direct', limits.includeVsDirect),
+    ...rateTarget(include, 'ceiling', limits.includeVsCeiling),
+    ...rateTarget(transcript, 'direct', limits.transcriptVsDirect),
+  ];
+}
+
+function fanoutTargets(fanout: Report['fanout']): TargetCheck[] {
+  return fanout.map((f) => {
+    const name =
+      f.phase === 'burst'
+        ? `webhooks, burst of ${f.recordings} recordings x ${f.webhooks} webhooks: at least ${limits.burstDeliveriesPerSecond} deliveries/s, none lost or duplicated`
+        : `webhooks, steady ${f.rate} recordings/s x ${f.webhooks} webhooks: p99 ingest-to-delivery under ${limits.steadyP99Ms} ms`;
+    if (f.status === 'skipped') return { name, status: 'SKIPPED', detail: f.reason ?? '' };
+    const counts = `${f.delivered}/${f.expected} delivered, ${f.late} late, ${f.lost} lost, ${f.duplicates} duplicated`;
+    return f.phase === 'burst'
+      ? check(
+          name,
+          f.deliveriesPerSecond >= limits.burstDeliveriesPerSecond && f.lost === 0 && f.duplicates === 0,
+          `${f.deliveriesPerSecond.toFixed(1)} deliveries/s; ${counts}`,
+        )
+      : check(
+          name,
+          f.p99 < limits.steadyP99Ms && f.lost === 0 && f.late === 0 && f.duplicates === 0,
+          `p99 ${f.censored > 0 ? '>= ' : ''}${f.p99.toFixed(0)} ms, p50 ${f.p50.toFixed(0)} ms; ${counts}`,
+        );
+  });
+}
+
+/** The highest RSS of the service under every include, compressed or not, over every round. */
+function rssTargets(scenarios: readonly ScenarioReport[]): TargetCheck[] {
+  const measured = scenarios
+    .filter((s) => s.id === 'rest-include' || s.id === 'rest-include-br')
+    .flatMap((s) => (s.results.service ? [{ name: s.name, mb: s.results.service.peakRssMb }] : []));
+  if (measured.length === 0) return [];
+  const peak = measured.reduce((a, b) => (b.mb > a.mb ? b : a));
+  return [
+    check(
+      `peak RSS of the service under every include at most ${limits.peakRssMb} MB`,
+      peak.mb <= limits.peakRssMb,
+      `${peak.mb.toFixed(0)} MB (${peak.name})`,
+    ),
+  ];
+}
