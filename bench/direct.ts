@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ObjectId } from 'mongodb';
 import type { Includes } from '../rest-compat/meeting.js';
+import { loadConfig } from '../src/config.js';
 import type { Collections } from '../src/db/collections.js';
 import type {
   ActionItemsDoc,
@@ -23,13 +24,14 @@ import type {
   UserDoc,
 } from '../src/db/documents.js';
 import { contentByRecording, highlightText, playbackUrl } from '../src/domain/content.js';
+import { CredentialCache } from '../src/domain/credential-cache.js';
 import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../src/domain/crm.js';
 import { emailDomain } from '../src/domain/email.js';
 import { DomainError } from '../src/domain/errors.js';
 import { findMeeting, listMeetings } from '../src/domain/meetings.js';
 import { type Bucket, countRequest, type RateLimitPolicy } from '../src/domain/rate-limits.js';
 import { sharedWithOf } from '../src/domain/sharing.js';
-import { authenticate, presentedCredential, type Viewer } from '../src/domain/viewer.js';
+import { presentedCredential, type Viewer } from '../src/domain/viewer.js';
 import { sendJson } from '../src/http/respond.js';
 
 export const allIncludes: Includes = {
@@ -343,6 +345,8 @@ function readBody(req: IncomingMessage): Promise<string> {
 const flag = (params: URLSearchParams, name: string) => params.get(name) === 'true';
 
 export function directHandler(collections: Collections, policy: RateLimitPolicy) {
+  // Keys recognised through the service's own cache: the comparison is of what follows.
+  const credentials = new CredentialCache(collections, {}, { ttlMs: loadConfig(process.env).READ_CACHE_MS });
   async function viewerOf(req: IncomingMessage): Promise<Viewer> {
     const presented = presentedCredential({
       get: (name) => {
@@ -351,7 +355,7 @@ export function directHandler(collections: Collections, policy: RateLimitPolicy)
       },
     });
     if (!presented) throw new HttpError(401, 'Send an API key.');
-    const caller = await authenticate(collections, presented);
+    const caller = await credentials.recognise(presented);
     if (!('viewer' in caller)) throw new HttpError(401, 'Send an API key.');
     return caller.viewer;
   }

@@ -16,9 +16,11 @@ import { createYoga } from 'graphql-yoga';
 import mercurius from 'mercurius';
 import { loadConfig } from '../src/config.js';
 import { connectDatabase } from '../src/db/connection.js';
+import { CredentialCache } from '../src/domain/credential-cache.js';
 import { countRequest } from '../src/domain/rate-limits.js';
-import { authenticate, presentedCredential } from '../src/domain/viewer.js';
+import { presentedCredential } from '../src/domain/viewer.js';
 import { type GraphQLContext, queryContext } from '../src/graphql/context.js';
+import { createDirectory, createLoaders } from '../src/graphql/loaders.js';
 import { schema } from '../src/graphql/schema/index.js';
 import { commandCounter, failToParent, serveParent } from './ipc.js';
 import type { Peer } from './report.js';
@@ -34,15 +36,22 @@ try {
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
   };
 
+  const credentials = new CredentialCache(collections, {}, { ttlMs: config.READ_CACHE_MS });
+  const directory = createDirectory(collections, { ttlMs: config.READ_CACHE_MS });
+
   /** The service's context for a request with these headers (the key read, the request counted). */
   async function contextFor(header: (name: string) => string | null): Promise<GraphQLContext> {
     const presented = presentedCredential({ get: header });
     if (!presented) throw new Error('Send an API key.');
-    const caller = await authenticate(collections, presented);
+    const caller = await credentials.recognise(presented);
     if (!('viewer' in caller)) throw new Error('Send an API key.');
     const state = await countRequest(collections, policy, caller.viewer.credentialId, 'heavy');
     if (!state.allowed) throw new Error('Too many requests.');
-    return queryContext(collections, caller.viewer);
+    return queryContext(
+      collections,
+      caller.viewer,
+      createLoaders(collections, caller.viewer, undefined, directory),
+    );
   }
   const nodeHeader = (headers: Record<string, string | string[] | undefined>) => (name: string) => {
     const value = headers[name];
