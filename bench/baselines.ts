@@ -12,7 +12,7 @@ import { commandCounter, failToParent, serveParent } from './ipc.js';
 try {
   const config = loadConfig(process.env);
   if (!config.MONGODB_URI) throw new Error('MONGODB_URI is required');
-  const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB);
+  const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB, { monitorCommands: true });
   const counter = commandCounter(database);
   const handle = directHandler(database.collections, {
     limits: { general: config.RATE_LIMIT_GENERAL, heavy: config.RATE_LIMIT_HEAVY },

@@ -29,7 +29,7 @@ try {
   const peer = process.env.BENCH_PEER as Peer;
   const config = loadConfig(process.env);
   if (!config.MONGODB_URI) throw new Error('MONGODB_URI is required');
-  const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB);
+  const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB, { monitorCommands: true });
   const { collections } = database;
   const policy = {
     limits: { general: config.RATE_LIMIT_GENERAL, heavy: config.RATE_LIMIT_HEAVY },

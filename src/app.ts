@@ -70,12 +70,19 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   // An engine on our own event loop cannot hang on its own, and a long command of it would look
   // like a socket timeout: it gets no bounds. On its own thread it is a database like any other: a
   // stuck or dead engine fails requests within the bounds (503) while the server goes on answering.
-  const connectOptions = { timeoutMs: engine && inline ? undefined : config.MONGODB_TIMEOUT_MS };
+  const connectOptions = {
+    timeoutMs: engine && inline ? undefined : config.MONGODB_TIMEOUT_MS,
+    monitorCommands: config.MONGODB_COMMAND_METRICS,
+  };
+  const countCommands = (database: Database) => {
+    if (!config.MONGODB_COMMAND_METRICS) return;
+    database.onCommand((event) =>
+      metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
+    );
+  };
   const database = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
   observeOutbox(metrics, database.collections);
-  database.onCommand((event) =>
-    metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
-  );
+  countCommands(database);
 
   // The embedded engine gets the demo data on its first start only: a restart on its data
   // directory keeps what was ingested and changed since (the loader would set demo records back).
@@ -137,9 +144,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   let worker: DeliveryWorker | undefined;
   if (config.DELIVERY_WORKER) {
     workerDatabase = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
-    workerDatabase.onCommand((event) =>
-      metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
-    );
+    countCommands(workerDatabase);
     worker = deliveryWorkerFromConfig(workerDatabase.collections, config, logger, {
       onAttempt: (message, outcome, answeredAt) => observeAttempt(metrics, message, outcome, answeredAt),
     });

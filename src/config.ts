@@ -109,6 +109,13 @@ export const variables = {
     schema: z.enum(['worker', 'inline']),
     default: 'worker',
   }),
+  MONGODB_COMMAND_METRICS: variable({
+    description:
+      "count the driver's commands in mongodb_commands_total (command monitoring: the driver then decodes every reply whole once more, about a third more CPU on large reads)",
+    expects: 'true or false',
+    schema: bool,
+    default: 'false',
+  }),
   SEED_DEMO: variable({
     description:
       'load the demo dataset at start (default: on the embedded engine, into an empty database only; false otherwise)',
