@@ -18,7 +18,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { type Filter, MongoServerError, ObjectId } from 'mongodb';
+import { type Filter, MongoBulkWriteError, ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { AttemptOutcome, OutboxDoc, OutboxKind, OutboxStatus, WebhookDoc } from '../db/documents.js';
 
@@ -79,36 +79,41 @@ export async function queueDelivery(
   return doc.messageId;
 }
 
-function isDuplicateKey(error: unknown): boolean {
-  return error instanceof MongoServerError && error.code === 11000;
-}
-
 /**
- * Queues the event of `webhook` for a recording unless it exists: (webhook, recording) is unique,
- * so repeating a fan-out creates nothing twice. True when this call created it.
+ * Queues the event of each webhook for a recording unless it exists, in one bulk write: (webhook,
+ * recording) is unique, so repeating a fan-out creates nothing twice. Returns how many this call
+ * created.
  */
-export async function queueWebhookEvent(
+export async function queueWebhookEvents(
   collections: Collections,
-  webhook: WebhookDoc,
+  webhooks: WebhookDoc[],
   recordingId: number,
   now: Date,
-): Promise<boolean> {
+): Promise<number> {
+  if (webhooks.length === 0) return 0;
+  let created: number;
   try {
-    const result = await collections.outbox.updateOne(
-      { kind: 'webhook_event', webhookId: webhook._id, recordingId },
-      {
-        $setOnInsert: { requestedBy: webhook.ownerId, destinationUrl: webhook.url, ...unsent(now) },
-      },
-      { upsert: true },
+    const result = await collections.outbox.bulkWrite(
+      webhooks.map((webhook) => ({
+        updateOne: {
+          filter: { kind: 'webhook_event', webhookId: webhook._id, recordingId },
+          update: {
+            $setOnInsert: { requestedBy: webhook.ownerId, destinationUrl: webhook.url, ...unsent(now) },
+          },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
     );
-    if (result.upsertedCount === 0) return false;
-    hintWork();
-    return true;
+    created = result.upsertedCount;
   } catch (error) {
-    // Two processes fanning out the same meeting at once: the other one inserted it.
-    if (isDuplicateKey(error)) return false;
-    throw error;
+    // Two processes fanning out the same meeting at once: the other one inserted those.
+    if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => e.code === 11000))
+      throw error;
+    created = error.result.upsertedCount;
   }
+  if (created > 0) hintWork();
+  return created;
 }
 
 // ---------------------------------------------------------------- the worker's side
