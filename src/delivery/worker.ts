@@ -322,31 +322,33 @@ export class DeliveryWorker {
   private async prepare(batch: OutboxDoc[]): Promise<(Send | Settlement | null)[]> {
     const now = this.clock.now();
     const webhooks = await this.webhooksOf(batch);
+    const targets = await Promise.all(
+      batch.map((message) => this.guarded(message, () => this.target(message, webhooks, now))),
+    );
+    // Every body is built in the same turn, so that the loaders read each kind of content once for
+    // the whole batch rather than once per recording.
     const prepared = await Promise.all(
-      batch.map(async (message): Promise<Send | Settlement | null> => {
-        try {
-          const target = await this.target(message, webhooks, now);
-          if (!target.send) {
-            this.logger.info(
-              { messageId: message.messageId, reason: target.reason },
-              `message ${target.status}`,
-            );
-            return { message, unsent: target.status, reason: target.reason, at: now };
-          }
-          const body = message.body ?? (await this.buildBody(message, target.webhook));
-          if (body === null)
-            return {
-              message,
-              unsent: 'cancelled',
-              reason: 'its owner may no longer see the recording',
-              at: now,
-            };
-          return { message, url: target.url, secrets: target.secrets, body, webhook: target.webhook };
-        } catch (error) {
-          if (!this.outage.failed(error))
-            this.logger.error({ err: error, messageId: message.messageId }, 'delivery failed unexpectedly');
-          return null;
+      batch.map(async (message, i): Promise<Send | Settlement | null> => {
+        const target = targets[i];
+        if (!target) return null;
+        if (!target.send) {
+          this.logger.info(
+            { messageId: message.messageId, reason: target.reason },
+            `message ${target.status}`,
+          );
+          return { message, unsent: target.status, reason: target.reason, at: now };
         }
+        const body =
+          message.body ?? (await this.guarded(message, () => this.buildBody(message, target.webhook)));
+        if (body === undefined) return null;
+        if (body === null)
+          return {
+            message,
+            unsent: 'cancelled',
+            reason: 'its owner may no longer see the recording',
+            at: now,
+          };
+        return { message, url: target.url, secrets: target.secrets, body, webhook: target.webhook };
       }),
     );
     await storeBodies(
@@ -354,6 +356,17 @@ export class DeliveryWorker {
       prepared.filter((p): p is Send => p !== null && 'body' in p && p.message.body === null),
     );
     return prepared;
+  }
+
+  /** `work` for one message; undefined when it failed (logged): the message stays leased and is tried again when the lease runs out. */
+  private async guarded<T>(message: OutboxDoc, work: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!this.outage.failed(error))
+        this.logger.error({ err: error, messageId: message.messageId }, 'delivery failed unexpectedly');
+      return undefined;
+    }
   }
 
   /** The webhooks of a batch's events, by id (one read). */
