@@ -10,6 +10,7 @@
  * webhook owner (or the caller who asked for the delivery), with a context made like yoga.ts's
  * (same per-request loaders, same visibility), mapped to snake_case by the REST door's own mapper.
  */
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import { execute, type GraphQLError } from 'graphql';
 import { withSharedFragments } from '../../rest-compat/documents.js';
 import { type Includes, includeVariables, noIncludes, restMeeting } from '../../rest-compat/meeting.js';
@@ -22,20 +23,24 @@ import { createLoaders, type Loaders } from '../graphql/loaders.js';
 import { schema } from '../graphql/schema/index.js';
 
 // The REST door's own RestMeeting selection (rest-compat/operations/fragments.graphql), completed
-// and validated when this module loads.
+// and validated when this module loads. The meeting is looked up by node id, through the viewer's
+// meetings loader: the worker's visibility check has already loaded it, so a batch of bodies costs
+// no meeting read of its own.
 const { document: meetingQuery } = withSharedFragments(
   schema,
   /* GraphQL */ `
     query DeliveryMeeting(
-      $recordingId: Int!
+      $id: ID!
       $includeTranscript: Boolean!
       $includeSummary: Boolean!
       $includeActionItems: Boolean!
       $includeHighlights: Boolean!
       $includeCrmMatches: Boolean!
     ) {
-      meeting(recordingId: $recordingId) {
-        ...RestMeeting
+      node(id: $id) {
+        ... on Meeting {
+          ...RestMeeting
+        }
       }
     }
   `,
@@ -67,13 +72,13 @@ export async function restMeetingAs(
     schema,
     document: meetingQuery,
     contextValue,
-    variableValues: { recordingId, ...includeVariables(include) },
+    variableValues: { id: encodeGlobalID('Meeting', recordingId), ...includeVariables(include) },
   });
   if (result.errors?.length) {
     const messages = result.errors.map((e: GraphQLError) => e.originalError?.message ?? e.message);
     throw new Error(`building the payload of recording ${recordingId} failed: ${messages.join('; ')}`);
   }
-  const meeting = (result.data as { meeting: RestMeetingFragment | null } | undefined)?.meeting ?? null;
+  const meeting = (result.data as { node: RestMeetingFragment | null } | undefined)?.node ?? null;
   return meeting && restMeeting(meeting, include);
 }
 
