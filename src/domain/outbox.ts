@@ -5,10 +5,12 @@
  * and the delivery worker (claim, body, outcome, release).
  *
  * - Queued `pending`, due at `nextAttemptAt`.
- * - Claimed with a lease: a random token, and `nextAttemptAt` pushed to the lease's expiry, so a
- *   worker that dies holding it loses nothing: the message is due again when the lease runs out.
+ * - Claimed in batches under one lease: a random token, and `nextAttemptAt` pushed to the lease's
+ *   expiry, so a worker that dies holding a batch loses nothing: its messages are due again when
+ *   the lease runs out.
  * - Every change after the claim filters on the lease token, so a worker whose lease ran out
- *   changes nothing (its attempt is still logged, with `recorded: false`).
+ *   changes nothing (its attempt is still logged, with `recorded: false`). A batch's outcomes are
+ *   recorded in one bulk write.
  * - It ends `delivered`, `failed` (retries exhausted, 410, a disabled webhook: can be redelivered)
  *   or `cancelled` (nothing may be sent any more).
  *
