@@ -304,6 +304,8 @@ export interface OutboxDoc {
   /** The claim of the worker delivering it; outcome updates filter on it, so a lapsed lease records nothing. */
   leaseToken: string | null;
   leaseExpiresAt: Date | null;
+  /** The `deliveryAttempts` entry of the last attempt recorded: tells a worker which of its outcomes were. */
+  lastAttemptId: ObjectId | null;
   lastAttemptAt: Date | null;
   lastResponseStatus: number | null;
   lastError: string | null;

@@ -10,7 +10,9 @@
  * webhook owner (or the caller who asked for the delivery), with a context made like yoga.ts's
  * (same per-request loaders, same visibility), mapped to snake_case by the REST door's own mapper.
  */
+import { encodeGlobalID } from '@pothos/plugin-relay';
 import { execute, type GraphQLError } from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { withSharedFragments } from '../../rest-compat/documents.js';
 import { type Includes, includeVariables, noIncludes, restMeeting } from '../../rest-compat/meeting.js';
 import type { RestMeetingFragment } from '../../rest-compat/operations.generated.js';
@@ -22,20 +24,24 @@ import { createLoaders, type Loaders } from '../graphql/loaders.js';
 import { schema } from '../graphql/schema/index.js';
 
 // The REST door's own RestMeeting selection (rest-compat/operations/fragments.graphql), completed
-// and validated when this module loads.
+// and validated when this module loads. The meeting is looked up by node id, through the viewer's
+// meetings loader: the worker's visibility check has already loaded it, so a batch of bodies costs
+// no meeting read of its own.
 const { document: meetingQuery } = withSharedFragments(
   schema,
   /* GraphQL */ `
     query DeliveryMeeting(
-      $recordingId: Int!
+      $id: ID!
       $includeTranscript: Boolean!
       $includeSummary: Boolean!
       $includeActionItems: Boolean!
       $includeHighlights: Boolean!
       $includeCrmMatches: Boolean!
     ) {
-      meeting(recordingId: $recordingId) {
-        ...RestMeeting
+      node(id: $id) {
+        ... on Meeting {
+          ...RestMeeting
+        }
       }
     }
   `,
@@ -52,6 +58,17 @@ const webhookIncludes = (webhook: WebhookDoc): Includes => ({
 });
 
 /**
+ * The document compiled once by graphql-jit (as the doors run their hot queries, see
+ * src/graphql/compiled-execution.ts): a burst builds thousands of bodies, several times faster
+ * than graphql-js interprets them. graphql-js runs it should graphql-jit refuse it.
+ */
+const compiled = compileQuery(schema, meetingQuery);
+const run = (contextValue: unknown, variableValues: Record<string, unknown>) =>
+  isCompiledQuery(compiled)
+    ? compiled.query(undefined, contextValue, variableValues)
+    : execute({ schema, document: meetingQuery, contextValue, variableValues });
+
+/**
  * The meeting as `viewer` sees it, in the REST shape; null when the viewer may not see it.
  * `loaders` (the viewer's) may be shared by several bodies built in a short while.
  */
@@ -63,17 +80,15 @@ export async function restMeetingAs(
   loaders: Loaders = createLoaders(collections, viewer),
 ): Promise<ReturnType<typeof restMeeting> | null> {
   const contextValue = queryContext(collections, viewer, loaders);
-  const result = await execute({
-    schema,
-    document: meetingQuery,
-    contextValue,
-    variableValues: { recordingId, ...includeVariables(include) },
+  const result = await run(contextValue, {
+    id: encodeGlobalID('Meeting', recordingId),
+    ...includeVariables(include),
   });
   if (result.errors?.length) {
     const messages = result.errors.map((e: GraphQLError) => e.originalError?.message ?? e.message);
     throw new Error(`building the payload of recording ${recordingId} failed: ${messages.join('; ')}`);
   }
-  const meeting = (result.data as { meeting: RestMeetingFragment | null } | undefined)?.meeting ?? null;
+  const meeting = (result.data as { node: RestMeetingFragment | null } | undefined)?.node ?? null;
   return meeting && restMeeting(meeting, include);
 }
 

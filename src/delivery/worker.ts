@@ -3,11 +3,17 @@
  * finishes fan-outs left pending. It runs inside the server and alone (`npm run worker`); any
  * number of workers may share one database.
  *
- * - Claim and outcome: under a lease, through the outbox module (src/domain/outbox.ts), which owns
- *   a message's life; a worker that dies holding one loses nothing.
- * - Send: the body is built once (payload.ts), stored, and sent byte for byte; each attempt is
- *   signed afresh (Standard Webhooks) with the current time, through the egress guard, without
- *   following redirects, within the connect and total timeouts.
+ * - In batches: up to `batchSize` due messages are claimed under one lease (src/domain/outbox.ts,
+ *   which owns a message's life), prepared together (one read of their webhooks; owners, meetings
+ *   and content through loaders shared for a second), sent through the worker's `concurrency` send
+ *   slots, and settled together: one bulk write for their outcomes, one insert for their attempts.
+ *   The next batch is claimed while the last sends of the previous one are out.
+ * - Within the lease: an attempt starts only if it and its batch's outcome fit in the lease left;
+ *   otherwise the message is handed back unsent. A worker that dies holding a batch loses nothing:
+ *   its messages are due again when the lease runs out, and its late outcomes are not recorded.
+ * - Send: the body is built once (payload.ts), stored before the first attempt, and sent byte for
+ *   byte; each attempt is signed afresh (Standard Webhooks) with the current time, through the
+ *   egress guard, without following redirects, within the connect and total timeouts.
  * - At least once: a message can reach its receiver more than once (a lease that ran out, a crash
  *   after the request), always with the same `webhook-id`, which receivers use to deduplicate.
  */
@@ -17,26 +23,32 @@ import { ObjectId } from 'mongodb';
 import { Agent, request } from 'undici';
 import type { Config } from '../config.js';
 import type { Collections } from '../db/collections.js';
-import type { AttemptOutcome, OutboxDoc, OutboxStatus, WebhookDoc } from '../db/documents.js';
+import type {
+  AttemptOutcome,
+  DeliveryAttemptDoc,
+  OutboxDoc,
+  OutboxStatus,
+  WebhookDoc,
+} from '../db/documents.js';
 import { OutageBackoff } from '../db/outage.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { finishPendingFanOuts } from '../domain/content-ready.js';
 import {
-  claimMessage,
-  endUnsent,
+  claimBatch,
   onQueued,
-  recordAttempt,
-  releaseMessage,
-  storeBody,
+  type Settlement,
+  settleBatch,
+  storeBodies,
   trackWebhook,
 } from '../domain/outbox.js';
 import { signingSecrets } from '../domain/webhooks.js';
 import type { Logger } from '../logger.js';
 import { EgressGuard } from './egress.js';
 import { buildBody } from './payload.js';
-import { type AttemptResult, type Decision, decide } from './schedule.js';
+import { type AttemptResult, decide } from './schedule.js';
 import { webhookHeaders } from './signing.js';
-import { ViewerCache, type ViewerWithLoaders } from './viewer-cache.js';
+import { Slots } from './slots.js';
+import { ViewerCache } from './viewer-cache.js';
 
 export interface WorkerOptions {
   collections: Collections;
@@ -45,6 +57,8 @@ export interface WorkerOptions {
   clock?: Clock;
   /** Messages sent at the same time. */
   concurrency?: number;
+  /** Messages claimed under one lease. */
+  batchSize?: number;
   /** How often an idle worker looks for due messages. */
   pollMs?: number;
   /** How long a claim holds; must exceed timeoutMs. */
@@ -68,8 +82,29 @@ const RESPONSE_BODY_LIMIT = 64 * 1024;
 const tracer = trace.getTracer('meetings-gateway/delivery');
 
 type Target =
-  | { send: true; url: string; secrets: string[]; sender: ViewerWithLoaders; webhook: WebhookDoc | null }
+  | { send: true; url: string; secrets: string[]; webhook: WebhookDoc | null }
   | { send: false; status: Extract<OutboxStatus, 'failed' | 'cancelled'>; reason: string };
+
+/** A claimed message about to be sent. */
+interface Send {
+  message: OutboxDoc;
+  url: string;
+  secrets: string[];
+  body: string;
+  webhook: WebhookDoc | null;
+}
+
+/** An attempt made: what it does to its message, and its entry in `deliveryAttempts`. */
+interface Attempted {
+  settlement: Settlement;
+  entry: Omit<DeliveryAttemptDoc, 'recorded'>;
+  webhook: WebhookDoc | null;
+}
+
+/** A batch in the worker's hands: how many of its messages have not started (or skipped) their attempt. */
+interface Hand {
+  unstarted: number;
+}
 
 function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
@@ -82,24 +117,30 @@ export class DeliveryWorker {
   private readonly logger: Logger;
   private readonly egress: EgressGuard;
   private readonly clock: Clock;
-  private readonly concurrency: number;
+  private readonly batchSize: number;
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly timeoutMs: number;
+  /** Lease an attempt must leave for its batch's outcome write. */
+  private readonly settleMarginMs: number;
   private readonly sweepGraceMs: number;
   private readonly random: () => number;
   private readonly onAttempt: NonNullable<WorkerOptions['onAttempt']>;
   private readonly agent: Agent;
+  private readonly slots: Slots;
   private readonly viewers: ViewerCache;
-  /** Aborted by stop(): no more claims. */
+  /** Aborted by stop(): no more claims, no more attempts started. */
   private readonly stopping = new AbortController();
   /** Aborted when stop()'s grace runs out: attempts in flight end at once. */
   private readonly abortInFlight = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly hands = new Set<Hand>();
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   /** A hint arrived while the loop was busy: look again before sleeping. */
   private hinted = false;
+  /** The last claim found fewer messages than a batch: nothing more is due until a hint or a poll. */
+  private drained = true;
   private unsubscribe: (() => void) | null = null;
   private lastSweep = 0;
   /** One warning when the database goes away, one info when it is back, and slower polls between. */
@@ -110,13 +151,16 @@ export class DeliveryWorker {
     this.logger = options.logger.child({ component: 'delivery-worker' });
     this.egress = options.egress;
     this.clock = options.clock ?? systemClock;
-    this.concurrency = options.concurrency ?? 8;
+    const concurrency = options.concurrency ?? 8;
+    this.batchSize = options.batchSize ?? 100;
     this.pollMs = options.pollMs ?? 1000;
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.leaseMs = options.leaseMs ?? 60_000;
+    this.settleMarginMs = Math.min(5_000, (this.leaseMs - this.timeoutMs) / 2);
     this.sweepGraceMs = options.sweepGraceMs ?? 10_000;
     this.random = options.random ?? Math.random;
     this.onAttempt = options.onAttempt ?? (() => {});
+    this.slots = new Slots(concurrency);
     this.viewers = new ViewerCache(this.collections, this.clock);
     this.outage = new OutageBackoff(this.logger, 'the delivery worker', this.pollMs);
     if (this.leaseMs <= this.timeoutMs)
@@ -131,7 +175,7 @@ export class DeliveryWorker {
     });
   }
 
-  /** Runs until `stop`: polls for due messages and sends up to `concurrency` at a time. */
+  /** Runs until `stop`: claims due messages in batches and sends up to `concurrency` at a time. */
   start(): void {
     if (this.loop) return;
     // Work queued by this process (an ingestion, a redelivery) starts at once, not at the next poll.
@@ -142,7 +186,10 @@ export class DeliveryWorker {
     this.loop = this.run();
   }
 
-  /** Stops claiming, lets attempts in flight finish for up to `graceMs`, then aborts them (their leases are released). */
+  /**
+   * Stops claiming and starting attempts (messages not started are handed back), lets attempts in
+   * flight finish for up to `graceMs`, then aborts them (their messages are handed back too).
+   */
   async stop(graceMs = 10_000): Promise<void> {
     if (this.stopping.signal.aborted) return;
     this.stopping.abort();
@@ -156,24 +203,21 @@ export class DeliveryWorker {
   }
 
   /**
-   * Finishes pending fan-outs, then claims and sends every due message, `concurrency` at a time,
-   * until none is due. Returns how many messages it handled. (Tests drive a fake clock with it.)
+   * Finishes pending fan-outs, then claims and delivers batches, one after the other, until none
+   * is due. Returns how many messages it handled. (Tests drive a fake clock with it.)
    */
   async runOnce(): Promise<number> {
     await finishPendingFanOuts(this.collections, this.clock.now(), this.sweepGraceMs);
     let handled = 0;
-    const lane = async () => {
-      for (let message = await this.claim(); message; message = await this.claim()) {
-        try {
-          await this.deliver(message);
-        } catch (error) {
-          // Its lease runs out and it is tried again; the others go on.
-          this.logger.error({ err: error, messageId: message.messageId }, 'delivery failed unexpectedly');
-        }
-        handled++;
+    for (let batch = await this.claim(); batch.length > 0; batch = await this.claim()) {
+      try {
+        await this.deliver(batch);
+      } catch (error) {
+        // Its leases run out and it is tried again.
+        this.logger.error({ err: error, messages: batch.length }, 'delivery failed unexpectedly');
       }
-    };
-    await Promise.all(Array.from({ length: this.concurrency }, lane));
+      handled += batch.length;
+    }
     return handled;
   }
 
@@ -186,23 +230,13 @@ export class DeliveryWorker {
           const swept = await finishPendingFanOuts(this.collections, this.clock.now(), this.sweepGraceMs);
           if (swept > 0) this.logger.info({ meetings: swept }, 'finished pending fan-outs');
         }
-        while (!signal.aborted && this.inFlight.size < this.concurrency) {
-          const message = await this.claim();
-          if (!message) break;
-          const delivery = this.deliver(message)
-            .catch((error: unknown) => {
-              // Its lease runs out and it is tried again; an outage is the loop's to report.
-              if (!this.outage.failed(error))
-                this.logger.error(
-                  { err: error, messageId: message.messageId },
-                  'delivery failed unexpectedly',
-                );
-            })
-            .finally(() => {
-              this.inFlight.delete(delivery);
-              this.wake?.();
-            });
-          this.inFlight.add(delivery);
+        // Another batch while less than a batch's worth waits for a send slot: the slots do not run
+        // dry while it is prepared, and a worker whose sends are stuck claims nothing more.
+        while (!signal.aborted && this.unstarted() < this.batchSize) {
+          const batch = await this.claim();
+          this.drained = batch.length < this.batchSize;
+          if (batch.length > 0) this.track(batch);
+          if (this.drained) break;
         }
         this.outage.succeeded();
       } catch (error) {
@@ -224,16 +258,132 @@ export class DeliveryWorker {
     }
   }
 
-  /** Takes the most overdue pending message and leases it; null when nothing is due. */
-  claim(): Promise<OutboxDoc | null> {
-    return claimMessage(this.collections, this.clock.now(), this.leaseMs);
+  /** Delivers a batch in the background, counted among those `stop` waits for. */
+  private track(batch: OutboxDoc[]): void {
+    const delivery = this.deliver(batch)
+      .catch((error: unknown) => {
+        // Its leases run out and it is tried again; an outage is the loop's to report.
+        if (!this.outage.failed(error))
+          this.logger.error({ err: error, messages: batch.length }, 'delivery failed unexpectedly');
+      })
+      .finally(() => {
+        this.inFlight.delete(delivery);
+        this.wake?.();
+      });
+    this.inFlight.add(delivery);
   }
 
-  /** Who it is sent as, where, signed with what; or why nothing may be sent any more. */
-  private async target(message: OutboxDoc, now: Date): Promise<Target> {
+  private unstarted(): number {
+    let n = 0;
+    for (const hand of this.hands) n += hand.unstarted;
+    return n;
+  }
+
+  /** Claims up to a batch of due messages under one lease; empty when nothing is due. */
+  claim(): Promise<OutboxDoc[]> {
+    return claimBatch(this.collections, this.clock.now(), this.leaseMs, this.batchSize);
+  }
+
+  /**
+   * Delivers a claimed batch: prepares every message (its target, its body, stored), sends those
+   * that may go through the send slots, and records every outcome in bulk.
+   */
+  async deliver(batch: OutboxDoc[]): Promise<void> {
+    const hand: Hand = { unstarted: batch.length };
+    this.hands.add(hand);
+    try {
+      const prepared = await this.prepare(batch);
+      const sends = prepared.filter((p): p is Send => p !== null && 'body' in p);
+      const unsent = prepared.filter((p): p is Settlement => p !== null && !('body' in p));
+      hand.unstarted = sends.length;
+      const results = await Promise.all(
+        sends.map((send) =>
+          this.slots.run(() => {
+            hand.unstarted--;
+            if (!this.drained && this.unstarted() < this.batchSize) this.wake?.();
+            return this.attempt(send);
+          }),
+        ),
+      );
+      await this.settle(
+        [...unsent, ...results.filter((r): r is Settlement => !('entry' in r))],
+        results.filter((r): r is Attempted => 'entry' in r),
+      );
+    } finally {
+      this.hands.delete(hand);
+    }
+  }
+
+  /**
+   * Each message of a batch as a send, or settled without one; null when preparing it failed (it
+   * stays leased and is tried again when the lease runs out). Bodies built now are stored before
+   * anything is sent.
+   */
+  private async prepare(batch: OutboxDoc[]): Promise<(Send | Settlement | null)[]> {
+    const now = this.clock.now();
+    const webhooks = await this.webhooksOf(batch);
+    const targets = await Promise.all(
+      batch.map((message) => this.guarded(message, () => this.target(message, webhooks, now))),
+    );
+    // Every body is built in the same turn, so that the loaders read each kind of content once for
+    // the whole batch rather than once per recording.
+    const prepared = await Promise.all(
+      batch.map(async (message, i): Promise<Send | Settlement | null> => {
+        const target = targets[i];
+        if (!target) return null;
+        if (!target.send) {
+          this.logger.info(
+            { messageId: message.messageId, reason: target.reason },
+            `message ${target.status}`,
+          );
+          return { message, unsent: target.status, reason: target.reason, at: now };
+        }
+        const body =
+          message.body ?? (await this.guarded(message, () => this.buildBody(message, target.webhook)));
+        if (body === undefined) return null;
+        if (body === null)
+          return {
+            message,
+            unsent: 'cancelled',
+            reason: 'its owner may no longer see the recording',
+            at: now,
+          };
+        return { message, url: target.url, secrets: target.secrets, body, webhook: target.webhook };
+      }),
+    );
+    await storeBodies(
+      this.collections,
+      prepared.filter((p): p is Send => p !== null && 'body' in p && p.message.body === null),
+    );
+    return prepared;
+  }
+
+  /** `work` for one message; undefined when it failed (logged): the message stays leased and is tried again when the lease runs out. */
+  private async guarded<T>(message: OutboxDoc, work: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await work();
+    } catch (error) {
+      if (!this.outage.failed(error))
+        this.logger.error({ err: error, messageId: message.messageId }, 'delivery failed unexpectedly');
+      return undefined;
+    }
+  }
+
+  /** The webhooks of a batch's events, by id (one read). */
+  private async webhooksOf(batch: OutboxDoc[]): Promise<Map<string, WebhookDoc>> {
+    const ids = new Map(
+      batch.flatMap((m) => (m.webhookId ? [[m.webhookId.toHexString(), m.webhookId]] : [])),
+    );
+    if (ids.size === 0) return new Map();
+    const docs = await this.collections.webhooks.find({ _id: { $in: [...ids.values()] } }).toArray();
+    return new Map(docs.map((w) => [w._id.toHexString(), w]));
+  }
+
+  /** Where it goes, signed with what; or why nothing may be sent any more. */
+  private async target(message: OutboxDoc, webhooks: Map<string, WebhookDoc>, now: Date): Promise<Target> {
     let webhook: WebhookDoc | null = null;
     if (message.webhookId) {
-      webhook = await this.collections.webhooks.findOne({ _id: message.webhookId });
+      webhook = webhooks.get(message.webhookId.toHexString()) ?? null;
       if (!webhook) return { send: false, status: 'cancelled', reason: 'the webhook was deleted' };
       if (webhook.disabledAt)
         return {
@@ -249,24 +399,33 @@ export class DeliveryWorker {
     if (!meeting)
       return { send: false, status: 'cancelled', reason: 'its owner may no longer see the recording' };
     const secrets = webhook ? signingSecrets(webhook, now) : [];
-    return { send: true, url: message.destinationUrl, secrets, sender, webhook };
+    return { send: true, url: message.destinationUrl, secrets, webhook };
+  }
+
+  /** The body of a message's first attempt, as its sender sees the recording; null when they may not. */
+  private async buildBody(message: OutboxDoc, webhook: WebhookDoc | null): Promise<string | null> {
+    const sender = await this.viewers.get(message.requestedBy);
+    if (!sender) return null;
+    return buildBody(this.collections, message, sender.viewer, webhook, sender.loaders);
   }
 
   /**
-   * One attempt of a leased message, and its outcome, in a span (a no-op unless tracing is on: see
-   * src/telemetry.ts) under which the undici instrumentation nests the POST.
+   * One attempt, in a span (a no-op unless tracing is on: see src/telemetry.ts) under which the
+   * undici instrumentation nests the POST; or the message handed back unsent when the worker is
+   * stopping or the lease left is too short for the attempt and its batch's outcome.
    */
-  async deliver(message: OutboxDoc): Promise<void> {
+  private async attempt(send: Send): Promise<Attempted | Settlement> {
+    const { message } = send;
+    const now = this.clock.now();
+    const leaseLeft = message.leaseExpiresAt!.getTime() - now.getTime();
+    if (this.stopping.signal.aborted || leaseLeft < this.timeoutMs + this.settleMarginMs)
+      return { message, release: now, attemptId: null };
     return tracer.startActiveSpan(
       'delivery attempt',
       { attributes: { 'delivery.message_id': message.messageId, 'delivery.kind': message.kind } },
       async (span) => {
         try {
-          await this.attempt(message, span);
-        } catch (error) {
-          span.recordException(error as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(error) });
-          throw error;
+          return await this.post(send, span);
         } finally {
           span.end();
         }
@@ -274,79 +433,44 @@ export class DeliveryWorker {
     );
   }
 
-  private async attempt(message: OutboxDoc, span: Span): Promise<void> {
-    const target = await this.target(message, this.clock.now());
-    if (!target.send) {
-      await endUnsent(this.collections, message, target.status, target.reason, this.clock.now());
-      span.setAttribute('delivery.outcome', target.status);
-      this.logger.info({ messageId: message.messageId, reason: target.reason }, `message ${target.status}`);
-      return;
-    }
-
-    let body = message.body;
-    if (body === null) {
-      body = await buildBody(
-        this.collections,
-        message,
-        target.sender.viewer,
-        target.webhook,
-        target.sender.loaders,
-      );
-      if (body === null) {
-        const reason = 'its owner may no longer see the recording';
-        await endUnsent(this.collections, message, 'cancelled', reason, this.clock.now());
-        span.setAttribute('delivery.outcome', 'cancelled');
-        return;
-      }
-      // The lease ran out meanwhile: another worker has it now.
-      if (!(await storeBody(this.collections, message, body))) return;
-    }
-
+  private async post(send: Send, span: Span): Promise<Attempted> {
+    const { message, body } = send;
     const attemptedAt = this.clock.now();
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      ...webhookHeaders(target.secrets, message.messageId, timestamp, body),
+      ...webhookHeaders(send.secrets, message.messageId, timestamp, body),
     };
-    const result = await this.send(target.url, headers, body);
+    const result = await this.send(send.url, headers, body);
     if (result.status !== null) span.setAttribute('http.response.status_code', result.status);
     if (result.error) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error });
+    const id = new ObjectId();
+    const entry = {
+      _id: id,
+      outboxId: message._id,
+      messageId: message.messageId,
+      webhookId: message.webhookId,
+      attemptedAt,
+      durationMs: result.durationMs,
+      responseStatus: result.status,
+      error: result.error,
+    };
 
     if (this.abortInFlight.signal.aborted && result.status === null) {
       // Stopped mid-attempt: hand the message back at once rather than wait for the lease.
-      const released = await releaseMessage(this.collections, message, attemptedAt);
-      await this.logAttempt(message, attemptedAt, result, 'retry', released);
       span.setAttribute('delivery.outcome', 'released');
-      return;
+      return {
+        settlement: { message, release: attemptedAt, attemptId: id },
+        entry: { ...entry, outcome: 'retry' },
+        webhook: null,
+      };
     }
 
     const attempts = message.attempts + 1;
     const answeredAt = this.clock.now(); // retries count from the end of the attempt
     const decision = decide(result, attempts, answeredAt, this.random);
     span.setAttributes({ 'delivery.attempt': attempts, 'delivery.outcome': decision.outcome });
-    const recorded = await recordAttempt(this.collections, message, {
-      outcome: decision.outcome,
-      attemptedAt,
-      answeredAt,
-      retryAt: decision.outcome === 'retry' ? new Date(answeredAt.getTime() + decision.delayMs) : null,
-      responseStatus: result.status,
-      error: result.error,
-    });
-    await this.logAttempt(message, attemptedAt, result, decision.outcome, recorded);
-    if (recorded) this.onAttempt(message, decision.outcome, answeredAt);
-    if (!recorded) {
-      this.logger.warn({ messageId: message.messageId }, 'lease ran out before the outcome: not recorded');
-      return;
-    }
-    if (target.webhook) {
-      const disabled = await trackWebhook(this.collections, target.webhook, decision.outcome, answeredAt);
-      if (disabled)
-        this.logger.warn(
-          { webhookId: target.webhook._id.toHexString(), reason: disabled },
-          'webhook disabled',
-        );
-    }
     this.logger.info(
       {
         messageId: message.messageId,
@@ -359,27 +483,55 @@ export class DeliveryWorker {
       },
       'delivery attempt',
     );
+    const retryAt = decision.outcome === 'retry' ? new Date(answeredAt.getTime() + decision.delayMs) : null;
+    return {
+      settlement: {
+        message,
+        attempt: {
+          id,
+          outcome: decision.outcome,
+          attemptedAt,
+          answeredAt,
+          retryAt,
+          responseStatus: result.status,
+          error: result.error,
+        },
+      },
+      entry: { ...entry, outcome: decision.outcome },
+      webhook: send.webhook,
+    };
   }
 
-  private async logAttempt(
-    message: OutboxDoc,
-    attemptedAt: Date,
-    result: AttemptResult,
-    outcome: Decision['outcome'],
-    recorded: boolean,
-  ): Promise<void> {
-    await this.collections.deliveryAttempts.insertOne({
-      _id: new ObjectId(),
-      outboxId: message._id,
-      messageId: message.messageId,
-      webhookId: message.webhookId,
-      attemptedAt,
-      durationMs: result.durationMs,
-      responseStatus: result.status,
-      error: result.error,
-      outcome,
-      recorded,
-    });
+  /**
+   * Records a batch: every outcome in one bulk write, every attempt in one insert (with whether
+   * its outcome was recorded), then what the recorded outcomes do to their webhooks, in the order
+   * the answers came.
+   */
+  private async settle(settlements: Settlement[], attempted: Attempted[]): Promise<void> {
+    const recorded = await settleBatch(this.collections, [
+      ...settlements,
+      ...attempted.map((a) => a.settlement),
+    ]);
+    if (attempted.length > 0)
+      await this.collections.deliveryAttempts.insertMany(
+        attempted.map((a) => ({ ...a.entry, recorded: recorded.has(a.entry._id.toHexString()) })),
+        { ordered: false },
+      );
+    const byAnswer = (a: Attempted) =>
+      'attempt' in a.settlement ? a.settlement.attempt.answeredAt.getTime() : 0;
+    for (const { settlement, entry, webhook } of attempted.sort((a, b) => byAnswer(a) - byAnswer(b))) {
+      if (!recorded.has(entry._id.toHexString())) {
+        this.logger.warn({ messageId: entry.messageId }, 'lease ran out before the outcome: not recorded');
+        continue;
+      }
+      if (!('attempt' in settlement)) continue;
+      const { outcome, answeredAt } = settlement.attempt;
+      this.onAttempt(settlement.message, outcome, answeredAt);
+      if (!webhook) continue;
+      const disabled = await trackWebhook(this.collections, webhook, outcome, answeredAt);
+      if (disabled)
+        this.logger.warn({ webhookId: webhook._id.toHexString(), reason: disabled }, 'webhook disabled');
+    }
   }
 
   /** One POST through the guarded agent, within the total timeout; never throws. */

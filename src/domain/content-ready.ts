@@ -12,7 +12,7 @@
  */
 import type { Collections } from '../db/collections.js';
 import type { MeetingDoc, OrganisationDoc, TriggeredFor, UserDoc, WebhookDoc } from '../db/documents.js';
-import { queueWebhookEvent } from './outbox.js';
+import { queueWebhookEvents } from './outbox.js';
 import { isSharedWithAnyTeam } from './sharing.js';
 import type { Viewer } from './viewer.js';
 import { canSee } from './visibility.js';
@@ -49,13 +49,15 @@ async function candidateWebhooks(collections: Collections, meeting: MeetingDoc):
 }
 
 /**
- * Queues the webhook events of a ready meeting (idempotently) and clears its `eventsPending` mark.
- * Returns how many events this call created.
+ * Queues the webhook events of a ready meeting (idempotently, in one bulk write) and clears its
+ * `eventsPending` mark. `knownOrgs` (the recorder's, from ingestion) are not read again. Returns
+ * how many events this call created.
  */
 export async function fanOutContentReady(
   collections: Collections,
   meeting: MeetingDoc,
   now: Date,
+  knownOrgs: OrganisationDoc[] = [],
 ): Promise<number> {
   let created = 0;
   if (meeting.contentReadyAt) {
@@ -64,12 +66,17 @@ export async function fanOutContentReady(
       const owners = await collections.users
         .find({ _id: { $in: [...new Set(webhooks.map((w) => w.ownerId))] }, status: 'active' })
         .toArray();
-      const orgs = await collections.organisations
-        .find({ _id: { $in: [...new Set(owners.map((u) => u.orgId))] } })
-        .toArray();
+      const orgs = new Map(knownOrgs.map((o) => [o._id.toHexString(), o]));
+      const unknown = new Map(
+        owners.filter((u) => !orgs.has(u.orgId.toHexString())).map((u) => [u.orgId.toHexString(), u.orgId]),
+      );
+      if (unknown.size > 0) {
+        const read = await collections.organisations.find({ _id: { $in: [...unknown.values()] } }).toArray();
+        for (const org of read) orgs.set(org._id.toHexString(), org);
+      }
       const viewers = new Map<string, Viewer>();
       for (const user of owners) {
-        const org = orgs.find((o) => o._id.equals(user.orgId));
+        const org = orgs.get(user.orgId.toHexString());
         if (org) viewers.set(user._id.toHexString(), viewerFor(user, org));
       }
       const matching = webhooks.filter((webhook) => {
@@ -77,10 +84,7 @@ export async function fanOutContentReady(
         const category = owner ? categoryFor(owner, meeting) : null;
         return category !== null && webhook.triggeredFor.includes(category);
       });
-      const results = await Promise.all(
-        matching.map((w) => queueWebhookEvent(collections, w, meeting.recordingId, now)),
-      );
-      created = results.filter(Boolean).length;
+      created = await queueWebhookEvents(collections, matching, meeting.recordingId, now);
     }
   }
   await collections.meetings.updateOne(

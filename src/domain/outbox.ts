@@ -5,10 +5,12 @@
  * and the delivery worker (claim, body, outcome, release).
  *
  * - Queued `pending`, due at `nextAttemptAt`.
- * - Claimed with a lease: a random token, and `nextAttemptAt` pushed to the lease's expiry, so a
- *   worker that dies holding it loses nothing: the message is due again when the lease runs out.
+ * - Claimed in batches under one lease: a random token, and `nextAttemptAt` pushed to the lease's
+ *   expiry, so a worker that dies holding a batch loses nothing: its messages are due again when
+ *   the lease runs out.
  * - Every change after the claim filters on the lease token, so a worker whose lease ran out
- *   changes nothing (its attempt is still logged, with `recorded: false`).
+ *   changes nothing (its attempt is still logged, with `recorded: false`). A batch's outcomes are
+ *   recorded in one bulk write.
  * - It ends `delivered`, `failed` (retries exhausted, 410, a disabled webhook: can be redelivered)
  *   or `cancelled` (nothing may be sent any more).
  *
@@ -18,7 +20,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { type Filter, MongoServerError, ObjectId } from 'mongodb';
+import { type Filter, MongoBulkWriteError, ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { AttemptOutcome, OutboxDoc, OutboxKind, OutboxStatus, WebhookDoc } from '../db/documents.js';
 
@@ -54,6 +56,7 @@ function unsent(now: Date) {
     body: null,
     leaseToken: null,
     leaseExpiresAt: null,
+    lastAttemptId: null,
     lastAttemptAt: null,
     lastResponseStatus: null,
     lastError: null,
@@ -78,52 +81,72 @@ export async function queueDelivery(
   return doc.messageId;
 }
 
-function isDuplicateKey(error: unknown): boolean {
-  return error instanceof MongoServerError && error.code === 11000;
-}
-
 /**
- * Queues the event of `webhook` for a recording unless it exists: (webhook, recording) is unique,
- * so repeating a fan-out creates nothing twice. True when this call created it.
+ * Queues the event of each webhook for a recording unless it exists, in one bulk write: (webhook,
+ * recording) is unique, so repeating a fan-out creates nothing twice. Returns how many this call
+ * created.
  */
-export async function queueWebhookEvent(
+export async function queueWebhookEvents(
   collections: Collections,
-  webhook: WebhookDoc,
+  webhooks: WebhookDoc[],
   recordingId: number,
   now: Date,
-): Promise<boolean> {
+): Promise<number> {
+  if (webhooks.length === 0) return 0;
+  let created: number;
   try {
-    const result = await collections.outbox.updateOne(
-      { kind: 'webhook_event', webhookId: webhook._id, recordingId },
-      {
-        $setOnInsert: { requestedBy: webhook.ownerId, destinationUrl: webhook.url, ...unsent(now) },
-      },
-      { upsert: true },
+    const result = await collections.outbox.bulkWrite(
+      webhooks.map((webhook) => ({
+        updateOne: {
+          filter: { kind: 'webhook_event', webhookId: webhook._id, recordingId },
+          update: {
+            $setOnInsert: { requestedBy: webhook.ownerId, destinationUrl: webhook.url, ...unsent(now) },
+          },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
     );
-    if (result.upsertedCount === 0) return false;
-    hintWork();
-    return true;
+    created = result.upsertedCount;
   } catch (error) {
-    // Two processes fanning out the same meeting at once: the other one inserted it.
-    if (isDuplicateKey(error)) return false;
-    throw error;
+    // Two processes fanning out the same meeting at once: the other one inserted those.
+    if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => e.code === 11000))
+      throw error;
+    created = error.result.upsertedCount;
   }
+  if (created > 0) hintWork();
+  return created;
 }
 
 // ---------------------------------------------------------------- the worker's side
 
-/** Takes the most overdue pending message and leases it until `now + leaseMs`; null when nothing is due. */
-export function claimMessage(
+/**
+ * Claims up to `limit` due messages, most overdue first, under one lease (a token and an expiry at
+ * `now + leaseMs`, which is also when they are due again should the worker die). Two commands: the
+ * due rows are read, then leased with one update that takes only those still due; when another
+ * worker took some in between, a third reads back which are this lease's.
+ */
+export async function claimBatch(
   collections: Collections,
   now: Date,
   leaseMs: number,
-): Promise<OutboxDoc | null> {
+  limit: number,
+): Promise<OutboxDoc[]> {
+  const due = await collections.outbox
+    .find({ status: 'pending', nextAttemptAt: { $lte: now } })
+    .sort({ nextAttemptAt: 1 })
+    .limit(limit)
+    .toArray();
+  if (due.length === 0) return [];
   const expires = new Date(now.getTime() + leaseMs);
-  return collections.outbox.findOneAndUpdate(
-    { status: 'pending', nextAttemptAt: { $lte: now } },
-    { $set: { leaseToken: randomUUID(), leaseExpiresAt: expires, nextAttemptAt: expires } },
-    { sort: { nextAttemptAt: 1 }, returnDocument: 'after' },
+  const lease = { leaseToken: randomUUID(), leaseExpiresAt: expires, nextAttemptAt: expires };
+  const ids = due.map((m) => m._id);
+  const { matchedCount } = await collections.outbox.updateMany(
+    { _id: { $in: ids }, status: 'pending', nextAttemptAt: { $lte: now } },
+    { $set: lease },
   );
+  if (matchedCount === due.length) return due.map((m) => ({ ...m, ...lease }));
+  return collections.outbox.find({ _id: { $in: ids }, leaseToken: lease.leaseToken }).toArray();
 }
 
 /** The claimed message, as long as the lease taken with it is still its holder's. */
@@ -133,42 +156,27 @@ function leased(message: OutboxDoc): Filter<OutboxDoc> {
 
 const unleased = { leaseToken: null, leaseExpiresAt: null };
 
-/** Stores the body built at the first attempt; false when the lease ran out meanwhile. */
-export async function storeBody(
+/**
+ * Stores the bodies built at the first attempts of a batch, in one command, before anything is
+ * sent: a retry, by this worker or another, sends the same bytes. A message whose lease ran out
+ * meanwhile keeps what it has (its new holder builds and stores its own).
+ */
+export async function storeBodies(
   collections: Collections,
-  message: OutboxDoc,
-  body: string,
-): Promise<boolean> {
-  const stored = await collections.outbox.updateOne(leased(message), { $set: { body } });
-  return stored.modifiedCount === 1;
-}
-
-/** Ends a leased message without sending it: nothing may be sent (cancelled), or nothing can be (failed). */
-export async function endUnsent(
-  collections: Collections,
-  message: OutboxDoc,
-  status: Extract<OutboxStatus, 'failed' | 'cancelled'>,
-  reason: string,
-  now: Date,
+  bodies: { message: OutboxDoc; body: string }[],
 ): Promise<void> {
-  await collections.outbox.updateOne(leased(message), {
-    $set: { status, lastError: reason, finishedAt: now, ...unleased },
-  });
-}
-
-/** Hands a leased message back, due at `now` (a stopping worker does not make it wait for the lease). */
-export async function releaseMessage(
-  collections: Collections,
-  message: OutboxDoc,
-  now: Date,
-): Promise<boolean> {
-  const released = await collections.outbox.updateOne(leased(message), {
-    $set: { ...unleased, nextAttemptAt: now },
-  });
-  return released.modifiedCount === 1;
+  if (bodies.length === 0) return;
+  await collections.outbox.bulkWrite(
+    bodies.map(({ message, body }) => ({
+      updateOne: { filter: leased(message), update: { $set: { body } } },
+    })),
+    { ordered: false },
+  );
 }
 
 export interface AttemptRecord {
+  /** The attempt's entry in `deliveryAttempts`; stored on the message as `lastAttemptId` when recorded. */
+  id: ObjectId;
   outcome: AttemptOutcome;
   attemptedAt: Date;
   answeredAt: Date;
@@ -178,28 +186,69 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-/** Records the outcome of one attempt of a leased message; false when the lease had run out. */
-export async function recordAttempt(
-  collections: Collections,
-  message: OutboxDoc,
-  attempt: AttemptRecord,
-): Promise<boolean> {
-  const finished = attempt.outcome !== 'retry';
-  const status: OutboxStatus =
-    attempt.outcome === 'delivered' ? 'delivered' : finished ? 'failed' : 'pending';
-  const recorded = await collections.outbox.updateOne(leased(message), {
-    $set: {
-      status,
+/** What becomes of a leased message at the end of its batch. */
+export type Settlement =
+  /** It was sent: the outcome of the attempt. */
+  | { message: OutboxDoc; attempt: AttemptRecord }
+  /** Nothing may be sent (cancelled), or nothing can be (failed). */
+  | { message: OutboxDoc; unsent: Extract<OutboxStatus, 'failed' | 'cancelled'>; reason: string; at: Date }
+  /**
+   * Handed back, due at `at`, without counting as an attempt: the worker is stopping, or the lease
+   * left too little time to send it. `attemptId` when an attempt was cut short.
+   */
+  | { message: OutboxDoc; release: Date; attemptId: ObjectId | null };
+
+function settlementUpdate(settlement: Settlement): Partial<OutboxDoc> {
+  if ('attempt' in settlement) {
+    const { message, attempt } = settlement;
+    const finished = attempt.outcome !== 'retry';
+    return {
+      status: attempt.outcome === 'delivered' ? 'delivered' : finished ? 'failed' : 'pending',
       attempts: message.attempts + 1,
       nextAttemptAt: attempt.retryAt ?? attempt.answeredAt,
+      lastAttemptId: attempt.id,
       lastAttemptAt: attempt.attemptedAt,
       lastResponseStatus: attempt.responseStatus,
       lastError: attempt.error,
       finishedAt: finished ? attempt.answeredAt : null,
-      ...unleased,
-    },
-  });
-  return recorded.modifiedCount === 1;
+    };
+  }
+  if ('unsent' in settlement)
+    return { status: settlement.unsent, lastError: settlement.reason, finishedAt: settlement.at };
+  return {
+    nextAttemptAt: settlement.release,
+    ...(settlement.attemptId && { lastAttemptId: settlement.attemptId }),
+  };
+}
+
+const attemptIdOf = (settlement: Settlement): ObjectId | null =>
+  'attempt' in settlement ? settlement.attempt.id : 'release' in settlement ? settlement.attemptId : null;
+
+/**
+ * Records a batch's settlements in one bulk write, each only while the message's lease is still
+ * this batch's (a worker whose lease ran out changes nothing). Returns the ids (hex) of the attempts
+ * whose outcome was recorded: all of them, unless some leases ran out, in which case the messages'
+ * `lastAttemptId` tells which (one more read).
+ */
+export async function settleBatch(collections: Collections, settlements: Settlement[]): Promise<Set<string>> {
+  if (settlements.length === 0) return new Set();
+  const { matchedCount } = await collections.outbox.bulkWrite(
+    settlements.map((settlement) => ({
+      updateOne: {
+        filter: leased(settlement.message),
+        update: { $set: { ...settlementUpdate(settlement), ...unleased } },
+      },
+    })),
+    { ordered: false },
+  );
+  const attemptIds = settlements.map(attemptIdOf).filter((id) => id !== null);
+  if (matchedCount === settlements.length) return new Set(attemptIds.map((id) => id.toHexString()));
+  const attempted = settlements.filter((s) => attemptIdOf(s) !== null).map((s) => s.message._id);
+  const now = await collections.outbox
+    .find({ _id: { $in: attempted } }, { projection: { lastAttemptId: 1 } })
+    .toArray();
+  const recorded = new Set(now.map((m) => m.lastAttemptId?.toHexString()));
+  return new Set(attemptIds.map((id) => id.toHexString()).filter((id) => recorded.has(id)));
 }
 
 // ---------------------------------------------------------------- a webhook's messages
@@ -261,6 +310,7 @@ export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3600_000;
 /**
  * What an attempt's outcome does to its webhook: 410 disables it; so does a run of failures lasting
  * 5 days; a success ends the run. Returns why the webhook was disabled by this call, if it was.
+ * `webhook.failingSince` is kept in step, so the outcomes of one batch apply one after the other.
  */
 export async function trackWebhook(
   collections: Collections,
@@ -271,9 +321,11 @@ export async function trackWebhook(
   const webhooks = collections.webhooks;
   const _id = webhook._id;
   if (outcome === 'delivered') {
-    if (webhook.failingSince)
+    if (webhook.failingSince) {
       // the usual case has nothing to clear
       await webhooks.updateOne({ _id, failingSince: { $ne: null } }, { $set: { failingSince: null } });
+      webhook.failingSince = null;
+    }
     return null;
   }
   if (outcome === 'gone') {
@@ -285,6 +337,7 @@ export async function trackWebhook(
     return disabled.modifiedCount === 1 ? reason : null;
   }
   await webhooks.updateOne({ _id, failingSince: null }, { $set: { failingSince: now } });
+  webhook.failingSince ??= now;
   const reason = 'every delivery failed for 5 days';
   const disabled = await webhooks.updateOne(
     { _id, disabledAt: null, failingSince: { $lte: new Date(now.getTime() - DISABLE_AFTER_FAILING_MS) } },

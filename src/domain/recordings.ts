@@ -117,30 +117,43 @@ async function resolveTeams(collections: Collections, orgId: ObjectId, names: st
   return names.map((n) => teams.find((t) => t.name === n)!._id);
 }
 
+/** What a recording's names refer to: its recorder, their organisation, its meeting type and teams. */
+async function resolveReferences(collections: Collections, input: RecordingInput) {
+  const recorder = await collections.users.findOne({ email: input.recorderEmail.toLowerCase() });
+  if (!recorder) throw new DomainError('BAD_USER_INPUT', `Unknown recorder: ${input.recorderEmail}`);
+  // All of these need only the recorder's organisation id: one round trip for them together.
+  const [org, meetingType, sharedTeamIds, recordingId] = await Promise.all([
+    collections.organisations.findOne({ _id: recorder.orgId }),
+    input.meetingType === null
+      ? null
+      : collections.meetingTypes.findOne({ orgId: recorder.orgId, name: input.meetingType }),
+    input.sharing.allTeams ? [] : resolveTeams(collections, recorder.orgId, input.sharing.teams),
+    allocateRecordingId(collections, input.recordingId),
+  ]);
+  if (!org) throw new DomainError('BAD_USER_INPUT', `The recorder's organisation does not exist`);
+  if (input.meetingType !== null && !meetingType)
+    throw new DomainError('BAD_USER_INPUT', `Unknown meeting type: ${input.meetingType}`);
+  return { recorder, org, meetingTypeId: meetingType?._id ?? null, sharedTeamIds, recordingId };
+}
+
 /**
  * Stores a recording with its content: the one write path of the seeder, `npm run ingest` and the
  * ingestRecording mutation. The first time it is stored with a summary its content is ready and
  * the matching webhook events are queued (content-ready.ts); storing it again fires nothing.
+ *
+ * Its writes, each needed for durability without transactions: the meeting with the intent to
+ * write a summary; the content (one write per kind, at once); the ready mark (which drops the
+ * intent and marks the fan-out pending); the events (one bulk write); the end of the fan-out.
  */
 export async function storeRecording(
   collections: Collections,
   input: RecordingInput,
   clock: Clock = systemClock,
 ): Promise<StoredRecording> {
-  const recorder = await collections.users.findOne({ email: input.recorderEmail.toLowerCase() });
-  if (!recorder) throw new DomainError('BAD_USER_INPUT', `Unknown recorder: ${input.recorderEmail}`);
-  const org = await collections.organisations.findOne({ _id: recorder.orgId });
-  if (!org) throw new DomainError('BAD_USER_INPUT', `The recorder's organisation does not exist`);
-  let meetingTypeId: ObjectId | null = null;
-  if (input.meetingType !== null) {
-    const type = await collections.meetingTypes.findOne({ orgId: org._id, name: input.meetingType });
-    if (!type) throw new DomainError('BAD_USER_INPUT', `Unknown meeting type: ${input.meetingType}`);
-    meetingTypeId = type._id;
-  }
-  const sharedTeamIds = input.sharing.allTeams
-    ? []
-    : await resolveTeams(collections, org._id, input.sharing.teams);
-  const recordingId = await allocateRecordingId(collections, input.recordingId);
+  const { recorder, org, meetingTypeId, sharedTeamIds, recordingId } = await resolveReferences(
+    collections,
+    input,
+  );
   const now = clock.now();
   const { summaries: summary } = input.content;
 
@@ -152,16 +165,17 @@ export async function storeRecording(
     meetingTypeId,
     sharedTeamIds,
   });
-  await collections.meetings.updateOne(
+  const written = await collections.meetings.findOneAndUpdate(
     { recordingId },
     {
       // A summary about to be written: should this process die before the ready mark below, a
-      // worker's sweep sees the intent and marks it (finishInterruptedStores).
+      // worker's sweep sees the intent and marks it (finishPendingFanOuts).
       $set: summary ? { ...fields, summaryPending: true, summaryPendingSince: now } : fields,
       $setOnInsert: { contentReadyAt: null, eventsPending: false },
     },
-    { upsert: true },
+    { upsert: true, returnDocument: 'after' },
   );
+  const { summaryPending: _, summaryPendingSince: __, ...meeting } = written!;
 
   // Each kind it brings replaces that kind's document; the others stay as stored.
   await Promise.all(
@@ -173,12 +187,11 @@ export async function storeRecording(
       }),
   );
 
-  let becameReady = false;
-  if (summary) becameReady = await markReady(collections, recordingId, now);
-  const meeting = (await collections.meetings.findOne({ recordingId }))!;
+  const becameReady = summary ? await markReady(collections, recordingId, now) : false;
   let eventsQueued = 0;
   if (becameReady) {
-    eventsQueued = await fanOutContentReady(collections, meeting, now);
+    meeting.contentReadyAt = now;
+    eventsQueued = await fanOutContentReady(collections, meeting, now, [org]);
     meeting.eventsPending = false;
   }
   return { meeting, becameReady, eventsQueued };

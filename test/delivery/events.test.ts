@@ -8,6 +8,7 @@ import { meetingFromJSON } from 'fathom-typescript/sdk/models/shared';
 import { ObjectId } from 'mongodb';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { OutboxDoc } from '../../src/db/documents.js';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { RETRY_DELAYS_MS } from '../../src/delivery/schedule.js';
 import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js';
@@ -107,28 +108,21 @@ describe('leases', () => {
     const { worker: a, clock } = newWorker();
     const b = newWorker({ clock }).worker;
     clock.set(new Date());
-    const mine = (m: { recordingId: number; webhookId: unknown } | null) =>
-      m?.recordingId === recordingId && String(m.webhookId) === hook.id;
+    const mine = (m: OutboxDoc) => m.recordingId === recordingId && String(m.webhookId) === hook.id;
 
-    let first = await a.claim();
-    while (first && !mine(first)) {
-      await a.deliver(first);
-      first = await a.claim();
-    }
-    expect(first).not.toBeNull();
-    // A sends; the receiver holds its answer while A's lease runs out and B takes the event over.
+    const batchOfA = await a.claim();
+    const first = batchOfA.find(mine);
+    expect(first).toBeDefined();
+    // A sends; the receiver holds its answer while A's lease runs out and B takes the batch over.
     rx.respond('/lease', { status: 200, delayMs: 500 });
-    const aDelivering = a.deliver(first!);
+    const aDelivering = a.deliver(batchOfA);
     await rx.waitFor(1, '/lease');
     clock.advance(10_001);
-    let second = await b.claim();
-    while (second && !mine(second)) {
-      await b.deliver(second);
-      second = await b.claim();
-    }
+    const batchOfB = await b.claim();
+    const second = batchOfB.find(mine);
     expect(second!.messageId).toBe(first!.messageId);
     expect(second!.leaseToken).not.toBe(first!.leaseToken);
-    await b.deliver(second!);
+    await b.deliver(batchOfB);
     await aDelivering; // A's answer comes, but its outcome cannot be recorded any more
 
     const event = await collections().outbox.findOne({ messageId: first!.messageId });
