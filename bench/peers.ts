@@ -47,11 +47,7 @@ try {
     if (!('viewer' in caller)) throw new Error('Send an API key.');
     const state = await countRequest(collections, policy, caller.viewer.credentialId, 'heavy');
     if (!state.allowed) throw new Error('Too many requests.');
-    return queryContext(
-      collections,
-      caller.viewer,
-      createLoaders(collections, caller.viewer, undefined, directory),
-    );
+    return queryContext(collections, caller.viewer, createLoaders(collections, caller.viewer, { directory }));
   }
   const nodeHeader = (headers: Record<string, string | string[] | undefined>) => (name: string) => {
     const value = headers[name];

@@ -67,7 +67,7 @@ export class ViewerCache {
     if (user?.status !== 'active' || !org) return null;
     const viewer = viewerFor(user, org);
     const { content, meetings } = this.sharedLoaders();
-    const loaders = createLoaders(this.collections, viewer, content);
+    const loaders = createLoaders(this.collections, viewer, { content });
     // The meetings everyone's loaders read, as this viewer may see them (as findMeetings does).
     loaders.meetings = new DataLoader(async (ids: readonly number[]) =>
       (await meetings.loadMany(ids)).map((m) => (m && !(m instanceof Error) && canSee(viewer, m) ? m : null)),

@@ -102,9 +102,11 @@ export function createContentLoaders(collections: Collections): ContentLoaders {
 export function createLoaders(
   collections: Collections,
   viewer: Viewer | undefined,
-  content: ContentLoaders = createContentLoaders(collections),
-  directory: Directory = createDirectory(collections),
+  /** Loaders that outlive the request (the worker's content, the process's directory). */
+  shared: { content?: ContentLoaders; directory?: Directory } = {},
 ) {
+  const content = shared.content ?? createContentLoaders(collections);
+  const directory = shared.directory ?? createDirectory(collections);
   return {
     ...content,
     /** Meetings by recording id, null for any the viewer may not see (node lookups). */

@@ -196,7 +196,7 @@ export function createGraphQLServer(options: {
         viewer,
         ingestionService: caller !== undefined && 'ingestionService' in caller,
         requestId,
-        loaders: createLoaders(collections, viewer, undefined, options.directory),
+        loaders: createLoaders(collections, viewer, { directory: options.directory }),
         services,
       };
     },
