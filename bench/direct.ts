@@ -346,7 +346,11 @@ const flag = (params: URLSearchParams, name: string) => params.get(name) === 'tr
 
 export function directHandler(collections: Collections, policy: RateLimitPolicy) {
   // Keys recognised through the service's own cache: the comparison is of what follows.
-  const credentials = new CredentialCache(collections, {}, { ttlMs: loadConfig(process.env).READ_CACHE_MS });
+  const credentials = new CredentialCache(
+    collections,
+    {},
+    { ttlMs: loadConfig(process.env).CREDENTIAL_CACHE_MS },
+  );
   async function viewerOf(req: IncomingMessage): Promise<Viewer> {
     const presented = presentedCredential({
       get: (name) => {

@@ -109,9 +109,9 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     credentials: new CredentialCache(
       database.collections,
       { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
-      { ttlMs: config.READ_CACHE_MS },
+      { ttlMs: config.CREDENTIAL_CACHE_MS },
     ),
-    directory: createDirectory(database.collections, { ttlMs: config.READ_CACHE_MS }),
+    directory: createDirectory(database.collections, { ttlMs: config.DIRECTORY_CACHE_MS }),
     services,
     admission: {
       heavyPerCredential: config.ADMISSION_HEAVY_PER_CREDENTIAL,

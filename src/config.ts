@@ -187,12 +187,19 @@ export const variables = {
     schema: millis,
     default: '30000',
   }),
-  READ_CACHE_MS: variable({
+  CREDENTIAL_CACHE_MS: variable({
     description:
-      'how long a recognised API key or token, and the users, teams and meeting types a page shows, are reused without asking the database; a revoked key or a deactivated user is refused within it on every process (0: ask every time)',
+      'how long a recognised API key or token is reused without asking the database; a revoked key or a deactivated user is refused within it on every process (0: ask every time)',
     expects: 'a whole number of milliseconds, 0 or more',
     schema: z.coerce.number().int().min(0),
     default: '1000',
+  }),
+  DIRECTORY_CACHE_MS: variable({
+    description:
+      'how long the users, teams and meeting types pages show (names, emails) are reused without asking the database: a renamed team shows within it (0: read them for every request)',
+    expects: 'a whole number of milliseconds, 0 or more',
+    schema: z.coerce.number().int().min(0),
+    default: '30000',
   }),
   AUTH_FAILURES_PER_MINUTE: variable({
     description:

@@ -1,8 +1,8 @@
 /**
  * N+1 guard (after Vendure's query-counting e2e test): the driver's commands are counted while a
- * page with every lazy field resolves; pages of 10 and 100 must cost the same. Counted warm, as a
- * client calling again within READ_CACHE_MS finds its key, the recorders, teams and meeting types
- * already read; the first call of a key pays for them once.
+ * page with every lazy field resolves; pages of 10 and 100 must cost the same. Counted warm: a
+ * client calling again soon finds its key (CREDENTIAL_CACHE_MS) and the recorders, teams and
+ * meeting types (DIRECTORY_CACHE_MS) already read; the first call pays for them once.
  */
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

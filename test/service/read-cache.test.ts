@@ -1,8 +1,8 @@
 /**
- * Keys, users, teams and meeting types are reused for READ_CACHE_MS instead of read on every
- * request. What a user must still see: a revoked key or a deactivated user refused within seconds
- * on every process sharing the database, and a key made a moment ago working at once. (A database
- * that fails is still a 503 with a key in the cache: test/service/outage.test.ts.)
+ * Keys are reused for CREDENTIAL_CACHE_MS instead of read on every request. What a user must still
+ * see: a revoked key or a deactivated user refused within seconds on every process sharing the
+ * database, and a key made a moment ago working at once. (A database that fails is still a 503
+ * with a key in the cache: test/service/outage.test.ts.)
  */
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
