@@ -419,6 +419,9 @@ async function main(): Promise<number> {
       ): Promise<{ perRequest: number; byName: Record<string, number>; forcedGetMores: number } | null> {
         if (target === 'ceiling') return null;
         const { url, child } = server(target);
+        // Counted warm, as a client calling repeatedly sees it: the first call of a while also
+        // recognises the key and reads the names the page shows, which the next calls reuse.
+        await fetchOnce(url, request);
         const before = await child.stats();
         for (let i = 0; i < times; i++) {
           const answer = await fetchOnce(url, request);
