@@ -6,20 +6,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commandCollection } from '../../src/db/connection.js';
 import type { OutboxDoc } from '../../src/db/documents.js';
-import { EgressGuard } from '../../src/delivery/egress.js';
-import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js';
+import type { DeliveryWorker, WorkerOptions } from '../../src/delivery/worker.js';
 import { keyOf, type TestApp } from '../support/app.js';
 import type { Receiver } from '../support/receiver.js';
-import {
-  createWebhook,
-  emailOf,
-  type FakeClock,
-  fakeClock,
-  ingest,
-  recordingJson,
-  silentLogger,
-  startDeliveryTest,
-} from './support.js';
+import { createWebhook, emailOf, ingest, recordingJson, startDeliveryTest, testWorker } from './support.js';
 
 const tom = 'team admin (Sales)';
 const sam = 'member: own meetings + CRM';
@@ -47,21 +37,7 @@ afterAll(async () => {
 
 const collections = () => t.app.database.collections;
 
-function newWorker(options: Partial<WorkerOptions> = {}): { worker: DeliveryWorker; clock: FakeClock } {
-  const clock = options.clock ? (options.clock as FakeClock) : fakeClock();
-  const worker = new DeliveryWorker({
-    collections: collections(),
-    logger: silentLogger,
-    egress: new EgressGuard(['127.0.0.1/32']),
-    clock,
-    timeoutMs: 3_000,
-    leaseMs: 10_000,
-    sweepGraceMs: 0,
-    ...options,
-  });
-  workers.push(worker);
-  return { worker, clock };
-}
+const newWorker = (options: Partial<WorkerOptions> = {}) => testWorker(collections(), workers, options);
 
 /** `count` webhooks of Tom's on his own recordings, at `${rx.url}/${name}/<i>`. */
 async function webhooks(name: string, count: number): Promise<void> {

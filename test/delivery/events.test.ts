@@ -9,9 +9,8 @@ import { ObjectId } from 'mongodb';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboxDoc } from '../../src/db/documents.js';
-import { EgressGuard } from '../../src/delivery/egress.js';
 import { RETRY_DELAYS_MS } from '../../src/delivery/schedule.js';
-import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js';
+import type { DeliveryWorker, WorkerOptions } from '../../src/delivery/worker.js';
 import { fanOutContentReady } from '../../src/domain/content-ready.js';
 import { keyOf, type TestApp } from '../support/app.js';
 import type { Received, Receiver } from '../support/receiver.js';
@@ -19,11 +18,10 @@ import {
   createWebhook,
   emailOf,
   type FakeClock,
-  fakeClock,
   ingest,
   recordingJson,
-  silentLogger,
   startDeliveryTest,
+  testWorker,
 } from './support.js';
 
 const tom = 'team admin (Sales)';
@@ -50,22 +48,7 @@ afterAll(async () => {
 
 const collections = () => t.app.database.collections;
 
-/** A worker on its own fake clock, starting at the real time. */
-function newWorker(options: Partial<WorkerOptions> = {}): { worker: DeliveryWorker; clock: FakeClock } {
-  const clock = fakeClock();
-  const worker = new DeliveryWorker({
-    collections: collections(),
-    logger: silentLogger,
-    egress: new EgressGuard(['127.0.0.1/32']),
-    clock,
-    timeoutMs: 3_000,
-    leaseMs: 10_000,
-    sweepGraceMs: 0,
-    ...options,
-  });
-  workers.push(worker);
-  return { worker, clock };
-}
+const newWorker = (options: Partial<WorkerOptions> = {}) => testWorker(collections(), workers, options);
 
 /** Delivers everything due, after moving the clock up to the real time if it is behind. */
 async function drain(worker: DeliveryWorker, clock: FakeClock): Promise<number> {

@@ -3,6 +3,9 @@
  * format, and webhooks made through GraphQL. Receivers are in ../support/receiver.ts.
  */
 import { demoPersonas } from '../../seeds/index.js';
+import type { Collections } from '../../src/db/collections.js';
+import { EgressGuard } from '../../src/delivery/egress.js';
+import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js';
 import { hashSecret } from '../../src/domain/viewer.js';
 import { createLogger } from '../../src/logger.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
@@ -49,6 +52,30 @@ export function fakeClock(start = Date.now()): FakeClock {
       t = date.getTime();
     },
   };
+}
+
+/**
+ * A worker on loopback receivers with a fake clock (its own, starting at the real time, unless
+ * `options.clock`), added to `workers` for the test to stop.
+ */
+export function testWorker(
+  collections: Collections,
+  workers: DeliveryWorker[],
+  options: Partial<WorkerOptions> = {},
+): { worker: DeliveryWorker; clock: FakeClock } {
+  const clock = (options.clock as FakeClock | undefined) ?? fakeClock();
+  const worker = new DeliveryWorker({
+    collections,
+    logger: silentLogger,
+    egress: new EgressGuard(['127.0.0.1/32']),
+    clock,
+    timeoutMs: 3_000,
+    leaseMs: 10_000,
+    sweepGraceMs: 0,
+    ...options,
+  });
+  workers.push(worker);
+  return { worker, clock };
 }
 
 let nextRecordingId = 910_000 + (process.pid % 1000) * 100;
