@@ -346,10 +346,11 @@ const flag = (params: URLSearchParams, name: string) => params.get(name) === 'tr
 
 export function directHandler(collections: Collections, policy: RateLimitPolicy) {
   // Keys recognised through the service's own cache: the comparison is of what follows.
+  const config = loadConfig(process.env);
   const credentials = new CredentialCache(
     collections,
     {},
-    { ttlMs: loadConfig(process.env).CREDENTIAL_CACHE_MS },
+    { ttlMs: config.CREDENTIAL_CACHE_MS, organisationTtlMs: config.DIRECTORY_CACHE_MS },
   );
   async function viewerOf(req: IncomingMessage): Promise<Viewer> {
     const presented = presentedCredential({

@@ -36,7 +36,14 @@ try {
     windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
   };
 
-  const credentials = new CredentialCache(collections, {}, { ttlMs: config.CREDENTIAL_CACHE_MS });
+  const credentials = new CredentialCache(
+    collections,
+    {},
+    {
+      ttlMs: config.CREDENTIAL_CACHE_MS,
+      organisationTtlMs: config.DIRECTORY_CACHE_MS,
+    },
+  );
   const directory = createDirectory(collections, { ttlMs: config.DIRECTORY_CACHE_MS });
 
   /** The service's context for a request with these headers (the key read, the request counted). */

@@ -109,7 +109,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     credentials: new CredentialCache(
       database.collections,
       { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
-      { ttlMs: config.CREDENTIAL_CACHE_MS },
+      { ttlMs: config.CREDENTIAL_CACHE_MS, organisationTtlMs: config.DIRECTORY_CACHE_MS },
     ),
     directory: createDirectory(database.collections, { ttlMs: config.DIRECTORY_CACHE_MS }),
     services,

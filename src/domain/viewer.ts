@@ -83,10 +83,14 @@ function isServiceToken(secret: string, expectedSha256Hex: string | undefined): 
   return expected.length === presented.length && timingSafeEqual(presented, expected);
 }
 
+/** How an organisation is read: by default a query; the credential cache keeps them for a while. */
+export type OrganisationOf = (id: ObjectId) => Promise<OrganisationDoc | null>;
+
 export async function authenticate(
   collections: Collections,
   presented: PresentedCredential,
   policy: CredentialPolicy = {},
+  organisationOf: OrganisationOf = (id) => collections.organisations.findOne({ _id: id }),
 ): Promise<Caller> {
   if (presented.kind === 'bearer' && isServiceToken(presented.secret, policy.ingestTokenSha256))
     return { ingestionService: true };
@@ -97,7 +101,7 @@ export async function authenticate(
   }
   const user = await collections.users.findOne({ _id: credential.userId });
   if (user?.status !== 'active') throw new DomainError('UNAUTHENTICATED', refusedCredentialMessage);
-  const org = await collections.organisations.findOne({ _id: user.orgId });
+  const org = await organisationOf(user.orgId);
   if (!org) throw new DomainError('UNAUTHENTICATED', refusedCredentialMessage);
   return { viewer: { user, org, via: credential.kind, credentialId: credential._id } };
 }

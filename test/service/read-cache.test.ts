@@ -91,6 +91,17 @@ describe('the read cache', () => {
     }
   });
 
+  it("a key's first call reads its credential and user; its organisation comes from the directory cache", async () => {
+    const email = emailOf('member: all teams view');
+    await status(first, await newKey(email));
+    const other = await newKey(email);
+    const { commands } = await first.countCommands(() => status(first, other));
+    const reads = commands.filter((c) => c.commandName === 'find').map((c) => c.command.find);
+    expect(reads).toContain('credentials');
+    expect(reads).toContain('users');
+    expect(reads).not.toContain('organisations');
+  });
+
   it('concurrent first requests with one key look it up once', async () => {
     const key = await newKey(emailOf('member: all teams view'));
     const { result, commands } = await first.countCommands(() =>
