@@ -18,6 +18,7 @@ import { type DatasetInput, loadDataset } from '../seeds/index.js';
 import { Random } from '../seeds/random.js';
 import type { Collections } from '../src/db/collections.js';
 import { contentKinds, type MeetingDoc } from '../src/db/documents.js';
+import { storedContentOf } from '../src/domain/content.js';
 import { recordingInputOf, recordingSchema } from '../src/domain/recording-format.js';
 import { meetingFieldsOf, storeRecording } from '../src/domain/recordings.js';
 
@@ -378,7 +379,13 @@ export function benchMeetingBatch(
   const contents = Object.fromEntries(
     contentKinds.map((kind) => [
       kind,
-      inputs.map((input, i) => ({ recordingId: seeds[i]!.recording_id, ...input.content[kind] })),
+      inputs.flatMap((input, i) => {
+        const content = input.content[kind];
+        // Stored as storeRecording stores it: the fields and their serialised form.
+        return content
+          ? [{ recordingId: seeds[i]!.recording_id, ...storedContentOf(kind, content, input.url) }]
+          : [];
+      }),
     ]),
   ) as MeetingBatch['contents'];
   return { seeds, meetings: seeds.map((m) => meetingFields(m, refs, readyAt)) as MeetingDoc[], contents };

@@ -23,7 +23,7 @@ import type {
   TranscriptDoc,
   UserDoc,
 } from '../src/db/documents.js';
-import { contentByRecording, highlightText, playbackUrl } from '../src/domain/content.js';
+import { contentByRecording, contentFields, highlightText, playbackUrl } from '../src/domain/content.js';
 import { CredentialCache } from '../src/domain/credential-cache.js';
 import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../src/domain/crm.js';
 import { emailDomain } from '../src/domain/email.js';
@@ -105,16 +105,16 @@ async function pageData(
         meetings.map((m) => m.meetingTypeId),
       ),
       include.include_transcript && ids.length
-        ? contentByRecording(collections.transcripts, ids)
+        ? contentByRecording(collections.transcripts, ids, contentFields)
         : none<TranscriptDoc>(),
       include.include_summary && ids.length
-        ? contentByRecording(collections.summaries, ids)
+        ? contentByRecording(collections.summaries, ids, contentFields)
         : none<SummaryDoc>(),
       include.include_action_items && ids.length
-        ? contentByRecording(collections.actionItems, ids)
+        ? contentByRecording(collections.actionItems, ids, contentFields)
         : none<ActionItemsDoc>(),
       include.include_highlights && ids.length
-        ? contentByRecording(collections.highlights, ids)
+        ? contentByRecording(collections.highlights, ids, contentFields)
         : none<HighlightsDoc>(),
       include.include_crm_matches && ids.length
         ? crmConnectionOf(collections, viewer.user).then((c) => crmMatchesFor(collections, c, meetings))
@@ -416,7 +416,7 @@ export function directHandler(collections: Collections, policy: RateLimitPolicy)
         const headers = await limited(viewer, 'heavy');
         const meeting = await findMeeting(collections, viewer, recordingId);
         if (!meeting) return sendJson(res, 404, { error: `No recording with id ${recordingId}.` }, headers);
-        const [transcript] = await contentByRecording(collections.transcripts, [recordingId]);
+        const [transcript] = await contentByRecording(collections.transcripts, [recordingId], contentFields);
         return sendJson(
           res,
           200,

@@ -4,11 +4,7 @@
  */
 import * as z from 'zod';
 import { lower } from './enums.js';
-import type {
-  RestListMeetingsQueryVariables,
-  RestMeetingFragment,
-  RestSummaryFragment,
-} from './operations.generated.js';
+import type { RestListMeetingsQueryVariables, RestMeetingFragment } from './operations.generated.js';
 import type * as S from './schemas.js';
 
 const flag = (description: string) => z.boolean().default(false).meta({ description });
@@ -44,13 +40,18 @@ export const includeVariables = (include: Includes): IncludeVariables => ({
   includeCrmMatches: include.include_crm_matches,
 });
 
-export const restSummary = (s: RestSummaryFragment): z.output<typeof S.Summary> => ({
-  template_name: s.templateName,
-  markdown_formatted: s.markdownFormatted,
-});
+type ContentPart = 'transcript' | 'default_summary' | 'action_items' | 'highlights';
+
+/**
+ * A Meeting as REST shows it. Its content parts are stored JSON handed on as it is (the `…Json`
+ * fields): serialised, each is the part's shape in S.Meeting.
+ */
+export type RestMeetingBody = Omit<z.output<typeof S.Meeting>, ContentPart> & {
+  [P in ContentPart]?: unknown;
+};
 
 /** A Meeting as REST shows it; the optional parts only when their flag is set. */
-export function restMeeting(m: RestMeetingFragment, include: Includes): z.output<typeof S.Meeting> {
+export function restMeeting(m: RestMeetingFragment, include: Includes): RestMeetingBody {
   return {
     title: m.title,
     meeting_title: m.meetingTitle,
@@ -83,33 +84,10 @@ export function restMeeting(m: RestMeetingFragment, include: Includes): z.output
       team: m.recordedBy.team,
     },
     meeting_url: m.meetingUrl,
-    ...(include.include_transcript ? { transcript: m.transcript ?? null } : {}),
-    ...(include.include_summary
-      ? { default_summary: m.defaultSummary ? restSummary(m.defaultSummary) : null }
-      : {}),
-    ...(include.include_action_items
-      ? {
-          action_items: (m.actionItems ?? []).map((a) => ({
-            description: a.description,
-            user_generated: a.userGenerated,
-            completed: a.completed,
-            recording_timestamp: a.recordingTimestamp,
-            recording_playback_url: a.recordingPlaybackUrl,
-            assignee: { name: a.assignee.name, email: a.assignee.email, team: a.assignee.team },
-          })),
-        }
-      : {}),
-    ...(include.include_highlights
-      ? {
-          highlights: (m.highlights ?? []).map((h) => ({
-            type: h.type,
-            summary: h.summary,
-            start_time: h.startTime,
-            end_time: h.endTime,
-            ...(h.text !== null ? { text: h.text } : {}),
-          })),
-        }
-      : {}),
+    ...(include.include_transcript ? { transcript: m.transcriptJson ?? null } : {}),
+    ...(include.include_summary ? { default_summary: m.defaultSummaryJson ?? null } : {}),
+    ...(include.include_action_items ? { action_items: m.actionItemsJson } : {}),
+    ...(include.include_highlights ? { highlights: m.highlightsJson } : {}),
     ...(include.include_crm_matches && m.crmMatches
       ? {
           crm_matches: {

@@ -186,15 +186,13 @@ export type RestRecordingSummaryQueryVariables = Exact<{
   recordingId: number;
 }>;
 
-export type RestRecordingSummaryQuery = { meeting: { defaultSummary: RestSummaryFragment | null } | null };
+export type RestRecordingSummaryQuery = { meeting: { defaultSummaryJson: unknown } | null };
 
 export type RestRecordingTranscriptQueryVariables = Exact<{
   recordingId: number;
 }>;
 
-export type RestRecordingTranscriptQuery = {
-  meeting: { transcript: Array<RestTranscriptEntryFragment> | null } | null;
-};
+export type RestRecordingTranscriptQuery = { meeting: { transcriptJson: unknown } | null };
 
 export type RestMeetingFragment = {
   title: string;
@@ -212,6 +210,10 @@ export type RestMeetingFragment = {
   sharedWith: SharedWith;
   transcriptLanguage: string;
   meetingUrl: string | null;
+  transcriptJson?: unknown;
+  defaultSummaryJson?: unknown;
+  actionItemsJson?: unknown;
+  highlightsJson?: unknown;
   calendarInvitees: Array<{
     name: string | null;
     email: string | null;
@@ -220,23 +222,6 @@ export type RestMeetingFragment = {
     matchedSpeakerDisplayName?: string | null;
   }>;
   recordedBy: { name: string | null; email: string; emailDomain: string; team: string | null };
-  transcript?: Array<RestTranscriptEntryFragment> | null;
-  defaultSummary?: RestSummaryFragment | null;
-  actionItems?: Array<{
-    description: string;
-    userGenerated: boolean;
-    completed: boolean;
-    recordingTimestamp: string;
-    recordingPlaybackUrl: string;
-    assignee: { name: string | null; email: string | null; team: string | null };
-  }>;
-  highlights?: Array<{
-    type: string;
-    summary: string | null;
-    startTime: number;
-    endTime: number;
-    text: string | null;
-  }>;
   crmMatches?: {
     error: string | null;
     contacts: Array<{ name: string; email: string; recordUrl: string }>;
@@ -244,11 +229,3 @@ export type RestMeetingFragment = {
     deals: Array<{ name: string; amount: number; recordUrl: string }>;
   };
 };
-
-export type RestTranscriptEntryFragment = {
-  text: string;
-  timestamp: string;
-  speaker: { display_name: string; matched_calendar_invitee_email: string | null };
-};
-
-export type RestSummaryFragment = { templateName: string; markdownFormatted: string };

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { EMAIL_PATTERN } from '../src/domain/email.js';
 import { lower, upper } from './enums.js';
 import * as E from './examples.js';
-import { includeFlags, includeVariables, restMeeting, restSummary } from './meeting.js';
+import { includeFlags, includeVariables, restMeeting } from './meeting.js';
 import type {
   MeetingFilter,
   RestCreateWebhookMutation,
@@ -420,7 +420,7 @@ const getRecordingTranscript = defineRoute({
     if ('deliverTranscript' in data)
       return { status: 200, body: { destination_url: data.deliverTranscript.destinationUrl } };
     if (!data.meeting) return notFound(path.recording_id);
-    return { status: 200, body: { transcript: data.meeting.transcript ?? [] } };
+    return { status: 200, body: { transcript: data.meeting.transcriptJson ?? [] } };
   },
 });
 
@@ -481,8 +481,7 @@ const getRecordingSummary = defineRoute({
     if ('deliverSummary' in data)
       return { status: 200, body: { destination_url: data.deliverSummary.destinationUrl } };
     if (!data.meeting) return notFound(path.recording_id);
-    const s = data.meeting.defaultSummary;
-    return { status: 200, body: { summary: s ? restSummary(s) : null } };
+    return { status: 200, body: { summary: data.meeting.defaultSummaryJson ?? null } };
   },
 });
 

@@ -4,7 +4,7 @@
  * Field names are camelCase (the GraphQL side of the house); the REST layer alone speaks
  * snake_case. Ids are ObjectIds except `recordingId`, the public integer id of a meeting.
  */
-import type { ObjectId } from 'mongodb';
+import type { Binary, ObjectId } from 'mongodb';
 
 export type Plan = 'team' | 'individual';
 export type UserStatus = 'active' | 'deactivated' | 'invited';
@@ -145,13 +145,24 @@ export interface TranscriptEntryDoc {
   timestamp: string;
 }
 
-export interface TranscriptDoc {
+/**
+ * Kept next to each content document's own fields, written with them (domain/content.ts). Absent
+ * on documents an older version wrote: readers then build it from the fields.
+ */
+export interface SerialisedContent {
+  /** The content as the public API serialises it (UTF-8 JSON): REST answers and webhook bodies copy these bytes. */
+  json?: Binary;
+}
+
+export interface TranscriptDoc extends SerialisedContent {
   _id: ObjectId;
   recordingId: number;
   entries: TranscriptEntryDoc[];
+  /** Each speaker once, in order of first words: who invitees are matched to, without the entries. */
+  speakers?: SpeakerDoc[];
 }
 
-export interface SummaryDoc {
+export interface SummaryDoc extends SerialisedContent {
   _id: ObjectId;
   recordingId: number;
   templateName: string;
@@ -167,7 +178,7 @@ export interface ActionItemDoc {
   assignee: { name: string | null; email: string | null; team: string | null };
 }
 
-export interface ActionItemsDoc {
+export interface ActionItemsDoc extends SerialisedContent {
   _id: ObjectId;
   recordingId: number;
   items: ActionItemDoc[];
@@ -182,7 +193,7 @@ export interface HighlightDoc {
   text: string;
 }
 
-export interface HighlightsDoc {
+export interface HighlightsDoc extends SerialisedContent {
   _id: ObjectId;
   recordingId: number;
   items: HighlightDoc[];
@@ -204,8 +215,11 @@ export type ContentKind = keyof ContentDocs;
 /** Every content kind, in the order of ContentDocs: their indexes, loaders and the write path iterate it. */
 export const contentKinds: readonly ContentKind[] = ['transcripts', 'summaries', 'actionItems', 'highlights'];
 
-/** A content kind's document as a recording brings it: without the ids storage adds. */
-export type ContentOf<K extends ContentKind> = Omit<ContentDocs[K], '_id' | 'recordingId'>;
+/** A content kind's document as a recording brings it: without what storage adds. */
+export type ContentOf<K extends ContentKind> = Omit<
+  ContentDocs[K],
+  '_id' | 'recordingId' | keyof SerialisedContent | 'speakers'
+>;
 
 export interface CrmOwner {
   kind: 'user' | 'team';

@@ -18,6 +18,7 @@ import { type Includes, includeVariables, noIncludes, restMeeting } from '../../
 import type { RestMeetingFragment } from '../../rest-compat/operations.generated.js';
 import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, WebhookDoc } from '../db/documents.js';
+import { serialiseJson } from '../domain/raw-json.js';
 import type { Viewer } from '../domain/viewer.js';
 import { queryContext } from '../graphql/context.js';
 import { createLoaders, type Loaders } from '../graphql/loaders.js';
@@ -114,7 +115,7 @@ export async function buildBody(
         webhookIncludes(webhook),
         loaders,
       );
-      return meeting && JSON.stringify(meeting);
+      return meeting && serialiseJson(meeting).toString();
     }
     case 'transcript_delivery': {
       const meeting = await restMeetingAs(
@@ -124,7 +125,10 @@ export async function buildBody(
         { ...noIncludes, include_transcript: true },
         loaders,
       );
-      return meeting && JSON.stringify({ transcript: meeting.transcript ?? [], recording_id: recordingId });
+      return (
+        meeting &&
+        serialiseJson({ transcript: meeting.transcript ?? [], recording_id: recordingId }).toString()
+      );
     }
     case 'summary_delivery': {
       const meeting = await restMeetingAs(
@@ -135,7 +139,8 @@ export async function buildBody(
         loaders,
       );
       return (
-        meeting && JSON.stringify({ summary: meeting.default_summary ?? null, recording_id: recordingId })
+        meeting &&
+        serialiseJson({ summary: meeting.default_summary ?? null, recording_id: recordingId }).toString()
       );
     }
   }

@@ -1,10 +1,135 @@
 /**
  * A meeting's content (transcript, summary, action items, highlights) lives in one collection per
- * kind, one document per recording. Readers fetch it for a whole page at once, keyed by recording id.
- * The rules of how content is shown (playback links, highlight text) are here too, for every reader.
+ * kind, one document per recording: its fields (what queries and search read), and the same
+ * content serialised as the public API shows it (`json`), written together. Readers of a page
+ * fetch one kind for the whole page at once, keyed by recording id, and take the serialised form
+ * only: REST answers and webhook bodies copy its bytes (RawJson), GraphQL parses it when a
+ * selection asks for the content's fields. The rules of how content is shown (playback links,
+ * highlight text) are here too, applied once, when the content is stored.
  */
-import type { Collection } from 'mongodb';
-import type { HighlightDoc } from '../db/documents.js';
+import { Binary, type Collection, type Document } from 'mongodb';
+import type { Collections } from '../db/collections.js';
+import type {
+  ContentDocs,
+  ContentKind,
+  ContentOf,
+  HighlightDoc,
+  SpeakerDoc,
+  TranscriptEntryDoc,
+} from '../db/documents.js';
+import { RawJson } from './raw-json.js';
+
+/** The public API's shapes of content (external-v1.md): what REST answers and webhook bodies carry. */
+export interface TranscriptEntryJson {
+  speaker: { display_name: string; matched_calendar_invitee_email: string | null };
+  text: string;
+  timestamp: string;
+}
+export interface SummaryJson {
+  template_name: string;
+  markdown_formatted: string;
+}
+export interface ActionItemJson {
+  description: string;
+  user_generated: boolean;
+  completed: boolean;
+  recording_timestamp: string;
+  recording_playback_url: string;
+  assignee: { name: string | null; email: string | null; team: string | null };
+}
+export interface HighlightJson {
+  type: string;
+  summary: string | null;
+  start_time: number;
+  end_time: number;
+  /** Left out when the words only repeat the summary. */
+  text?: string;
+}
+
+export interface ContentJson {
+  transcripts: TranscriptEntryJson[];
+  summaries: SummaryJson;
+  actionItems: ActionItemJson[];
+  highlights: HighlightJson[];
+}
+
+/** A kind's content as the public API shows it; action items link to moments of `meetingUrl`. */
+export function contentJsonOf<K extends ContentKind>(
+  kind: K,
+  content: ContentOf<K>,
+  meetingUrl: string,
+): ContentJson[K] {
+  const json: { [C in ContentKind]: (c: ContentOf<C>) => ContentJson[C] } = {
+    transcripts: (c) =>
+      c.entries.map((e) => ({
+        speaker: {
+          display_name: e.speaker.displayName,
+          matched_calendar_invitee_email: e.speaker.matchedCalendarInviteeEmail,
+        },
+        text: e.text,
+        timestamp: e.timestamp,
+      })),
+    summaries: (c) => ({ template_name: c.templateName, markdown_formatted: c.markdownFormatted }),
+    actionItems: (c) =>
+      c.items.map((a) => ({
+        description: a.description,
+        user_generated: a.userGenerated,
+        completed: a.completed,
+        recording_timestamp: a.recordingTimestamp,
+        recording_playback_url: playbackUrl(meetingUrl, a.recordingTimestamp),
+        assignee: { name: a.assignee.name, email: a.assignee.email, team: a.assignee.team },
+      })),
+    highlights: (c) =>
+      c.items.map((h) => {
+        const text = highlightText(h);
+        return {
+          type: h.type,
+          summary: h.summary,
+          start_time: h.startTime,
+          end_time: h.endTime,
+          ...(text !== null ? { text } : {}),
+        };
+      }),
+  };
+  return json[kind](content);
+}
+
+/** Each speaker (name and matched invitee) once, in order of first words. */
+function speakersOf(entries: readonly TranscriptEntryDoc[]): SpeakerDoc[] {
+  const speakers = new Map<string, SpeakerDoc>();
+  for (const { speaker } of entries) {
+    const key = `${speaker.displayName}\u0000${speaker.matchedCalendarInviteeEmail}`;
+    if (!speakers.has(key))
+      speakers.set(key, {
+        displayName: speaker.displayName,
+        matchedCalendarInviteeEmail: speaker.matchedCalendarInviteeEmail,
+      });
+  }
+  return [...speakers.values()];
+}
+
+/** What the serialised form adds to a transcript: its speakers (invitees are matched to them). */
+type Extras = { speakers?: SpeakerDoc[] };
+
+/** The document to store for a kind's content: its fields, and the same serialised (`json`). */
+export function storedContentOf<K extends ContentKind>(
+  kind: K,
+  content: ContentOf<K>,
+  meetingUrl: string,
+): ContentOf<K> & { json: Binary } & Extras {
+  const json = new Binary(Buffer.from(JSON.stringify(contentJsonOf(kind, content, meetingUrl))));
+  const extras: Extras =
+    kind === 'transcripts' ? { speakers: speakersOf((content as ContentOf<'transcripts'>).entries) } : {};
+  return { ...content, json, ...extras };
+}
+
+/** A recording's content of one kind, as its readers take it. */
+export interface Serialised<K extends ContentKind = ContentKind> {
+  /** The public API's JSON of it, as stored. */
+  json: RawJson<ContentJson[K]>;
+  /** Transcripts only. */
+  speakers?: SpeakerDoc[];
+}
 
 interface ByRecording {
   recordingId: number;
@@ -14,12 +139,61 @@ interface ByRecording {
 export async function contentByRecording<T extends ByRecording>(
   collection: Collection<T>,
   recordingIds: readonly number[],
+  projection: Document = { _id: 0 },
 ): Promise<(T | null)[]> {
   const docs = (await collection
-    .find({ recordingId: { $in: [...recordingIds] } } as never, { projection: { _id: 0 } })
+    .find({ recordingId: { $in: [...recordingIds] } } as never, { projection })
     .toArray()) as unknown as T[];
   const byId = new Map(docs.map((d) => [d.recordingId, d]));
   return recordingIds.map((id) => byId.get(id) ?? null);
+}
+
+/** A content document's own fields, without its serialised form (what the object path reads). */
+export const contentFields = { _id: 0, json: 0, speakers: 0 };
+
+/**
+ * The serialised content of `recordingIds` of one kind, null where there is none: one query, plus
+ * one for any document an older version stored without `json` (built from its fields then, with
+ * its meeting's URL for action items' links).
+ */
+export async function serialisedContent<K extends ContentKind>(
+  collections: Collections,
+  kind: K,
+  recordingIds: readonly number[],
+): Promise<(Serialised<K> | null)[]> {
+  const collection = collections[kind] as unknown as Collection<ContentDocs[K]>;
+  const stored = await contentByRecording(collection, recordingIds, {
+    _id: 0,
+    recordingId: 1,
+    json: 1,
+    speakers: 1,
+  });
+  const older = recordingIds.filter((_, i) => stored[i] && !stored[i]!.json);
+  const built = new Map<number, Serialised<K>>();
+  if (older.length > 0) {
+    const [docs, meetings] = await Promise.all([
+      contentByRecording(collection, older, contentFields),
+      kind === 'actionItems'
+        ? collections.meetings
+            .find({ recordingId: { $in: older } }, { projection: { recordingId: 1, url: 1 } })
+            .toArray()
+        : [],
+    ]);
+    docs.forEach((doc, i) => {
+      if (!doc) return;
+      const url = meetings.find((m) => m.recordingId === older[i])?.url ?? '';
+      const { json, speakers } = storedContentOf(kind, doc as unknown as ContentOf<K>, url) as {
+        json: Binary;
+      } & Extras;
+      built.set(older[i]!, { json: new RawJson(json.value()), ...(speakers ? { speakers } : {}) });
+    });
+  }
+  return stored.map((doc, i) => {
+    if (!doc) return null;
+    if (!doc.json) return built.get(recordingIds[i]!) ?? null;
+    const { speakers } = doc as Extras;
+    return { json: new RawJson(doc.json.value()), ...(speakers ? { speakers } : {}) };
+  });
 }
 
 /** Seconds from the start of the recording of an `HH:MM:SS` position. */

@@ -7,6 +7,7 @@ import type { Collection, ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import { type ContentKind, type ContentOf, contentKinds, type MeetingDoc } from '../db/documents.js';
 import { type Clock, systemClock } from './clock.js';
+import { storedContentOf } from './content.js';
 import { fanOutContentReady, markReady } from './content-ready.js';
 import { DomainError } from './errors.js';
 import { companyDomainOf, describeInvitee, domainsTypeOf } from './invitees.js';
@@ -177,13 +178,15 @@ export async function storeRecording(
   );
   const { summaryPending: _, summaryPendingSince: __, ...meeting } = written!;
 
-  // Each kind it brings replaces that kind's document; the others stay as stored.
+  // Each kind it brings replaces that kind's document (its fields and their serialised form); the
+  // others stay as stored.
   await Promise.all(
     contentKinds
       .filter((kind) => input.content[kind])
       .map((kind) => {
         const collection = collections[kind] as unknown as Collection<{ recordingId: number }>;
-        return collection.updateOne({ recordingId }, { $set: input.content[kind]! }, { upsert: true });
+        const stored = storedContentOf(kind, input.content[kind]!, input.url);
+        return collection.updateOne({ recordingId }, { $set: stored }, { upsert: true });
       }),
   );
 

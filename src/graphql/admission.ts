@@ -16,7 +16,7 @@ import type { Plugin } from 'graphql-yoga';
 import { DEFAULT_PAGE_SIZE } from '../domain/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { graphQLError } from './errors.js';
-import { isIncluded } from './selection.js';
+import { contentFieldOf, isIncluded } from './selection.js';
 
 export interface AdmissionPolicy {
   /** Heavy operations one credential may have running at once. */
@@ -85,7 +85,7 @@ export function estimateContentBytes(document: DocumentNode, variables: Variable
         if (seen.has(s.name.value)) continue;
         bytes += walk(fragments.get(s.name.value)?.selectionSet, items, new Set([...seen, s.name.value]));
       } else {
-        const own = contentBytes[s.name.value];
+        const own = contentBytes[contentFieldOf(s.name.value)];
         bytes += own !== undefined ? own * items : walk(s.selectionSet, items * itemsOf(s, variables), seen);
       }
     }

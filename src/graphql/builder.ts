@@ -6,16 +6,18 @@
 import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import type { RawJson } from '../domain/raw-json.js';
 import { missingCredentialMessage } from '../domain/viewer.js';
 import type { GraphQLContext } from './context.js';
 import { graphQLError } from './errors.js';
-import { DateTime, Email } from './scalars.js';
+import { DateTime, Email, Json } from './scalars.js';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     Email: { Input: string; Output: string };
+    JSON: { Input: never; Output: RawJson };
   };
   AuthScopes: { authenticated: boolean; accountAdmin: boolean; ingestionService: boolean };
   DefaultFieldNullability: false;
@@ -43,5 +45,6 @@ export const builder = new SchemaBuilder<{
 
 builder.addScalarType('DateTime', DateTime);
 builder.addScalarType('Email', Email);
+builder.addScalarType('JSON', Json);
 builder.queryType({ authScopes: { authenticated: true } });
 builder.mutationType({ authScopes: { authenticated: true } });

@@ -4,10 +4,9 @@
  */
 import DataLoader from 'dataloader';
 import { LRUCache } from 'lru-cache';
-import type { Collection, ObjectId } from 'mongodb';
+import type { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import {
-  type ContentDocs,
   type ContentKind,
   contentKinds,
   type MeetingDoc,
@@ -15,7 +14,7 @@ import {
   type TeamDoc,
   type UserDoc,
 } from '../db/documents.js';
-import { contentByRecording } from '../domain/content.js';
+import { type Serialised, serialisedContent } from '../domain/content.js';
 import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../domain/crm.js';
 import { findMeetings } from '../domain/meetings.js';
 import type { Viewer } from '../domain/viewer.js';
@@ -81,8 +80,8 @@ export function createDirectory(collections: Collections, shared?: SharedCache) 
 
 export type Directory = ReturnType<typeof createDirectory>;
 
-/** One loader per content kind, keyed by recording id (null where a recording has none). */
-export type ContentLoaders = { [K in ContentKind]: DataLoader<number, ContentDocs[K] | null> };
+/** One loader per content kind, keyed by recording id: its serialised form (null where there is none). */
+export type ContentLoaders = { [K in ContentKind]: DataLoader<number, Serialised<K> | null> };
 
 /**
  * Content by recording id. It does not depend on who asks (visibility is decided on the meeting),
@@ -92,9 +91,7 @@ export function createContentLoaders(collections: Collections): ContentLoaders {
   return Object.fromEntries(
     contentKinds.map((kind) => [
       kind,
-      new DataLoader((ids: readonly number[]) =>
-        contentByRecording(collections[kind] as Collection<ContentDocs[typeof kind]>, ids),
-      ),
+      new DataLoader((ids: readonly number[]) => serialisedContent(collections, kind, ids)),
     ]),
   ) as unknown as ContentLoaders;
 }

@@ -15,7 +15,7 @@ import {
 } from '../domain/rate-limits.js';
 import type { GraphQLContext } from './context.js';
 import { graphQLError } from './errors.js';
-import { isIncluded } from './selection.js';
+import { contentFieldOf, isIncluded } from './selection.js';
 
 const heavyFields = new Set(['transcript', 'defaultSummary']);
 
@@ -31,7 +31,7 @@ export function selectsHeavyField(document: DocumentNode, variables: Record<stri
     !!set &&
     set.selections.some((s) => {
       if (!isIncluded(s, variables)) return false;
-      if (s.kind === 'Field') return heavyFields.has(s.name.value) || walk(s.selectionSet);
+      if (s.kind === 'Field') return heavyFields.has(contentFieldOf(s.name.value)) || walk(s.selectionSet);
       if (s.kind === 'InlineFragment') return walk(s.selectionSet);
       if (visited.has(s.name.value)) return false;
       visited.add(s.name.value);

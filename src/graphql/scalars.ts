@@ -1,6 +1,7 @@
-/** Custom scalars: DateTime (ISO 8601 in UTC with a trailing Z) and Email. */
+/** Custom scalars: DateTime (ISO 8601 in UTC with a trailing Z), Email and JSON (output only). */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { EMAIL_PATTERN } from '../domain/email.js';
+import { RawJson } from '../domain/raw-json.js';
 
 const isoWithZone = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
@@ -65,4 +66,23 @@ export const Email = new GraphQLScalarType<string, string>({
   serialize: (value) => String(value),
   parseValue: parseEmail,
   parseLiteral: (ast) => parseEmail(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+const outputOnly = (): never => {
+  throw badInput('JSON is an output type: it cannot be given as input.');
+};
+
+/**
+ * Stored JSON handed on as it is (a RawJson): the REST door and webhook bodies copy its bytes into
+ * their answers, /graphql's answer carries its value.
+ */
+export const Json = new GraphQLScalarType<never, RawJson>({
+  name: 'JSON',
+  description: 'A JSON value (any type), sent as stored.',
+  serialize: (value) => {
+    if (value instanceof RawJson) return value;
+    throw new TypeError('JSON serialises stored JSON only');
+  },
+  parseValue: outputOnly,
+  parseLiteral: outputOnly,
 });

@@ -48,3 +48,9 @@ export function selectedFieldNames(info: GraphQLResolveInfo, path: readonly stri
     level.flatMap((f) => fieldsOf(f.selectionSet, fragments, variableValues)).map((f) => f.name.value),
   );
 }
+
+/**
+ * The content field a field shows: itself, or for a `…Json` twin of Meeting (meeting-content.ts)
+ * the field it is the stored JSON of. Limits and refusals that name content apply to both.
+ */
+export const contentFieldOf = (name: string): string => (name.endsWith('Json') ? name.slice(0, -4) : name);

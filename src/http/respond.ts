@@ -1,8 +1,9 @@
 /**
- * Small helpers to answer with JSON (compressed when the client accepts it) or text, or to tell
- * that nobody is left to answer.
+ * Small helpers to answer with JSON (compressed when the client accepts it; stored content copied
+ * in as its bytes) or text, or to tell that nobody is left to answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serialiseJson } from '../domain/raw-json.js';
 import { sendCompressible } from './compression.js';
 
 export function sendJson(
@@ -16,7 +17,7 @@ export function sendJson(
     res,
     status,
     { 'content-type': 'application/json; charset=utf-8', ...headers },
-    JSON.stringify(body),
+    serialiseJson(body),
   );
 }
 

@@ -90,6 +90,14 @@ describe('authorisation', () => {
       app,
     );
     expect(transcript.body.errors?.[0]?.message).toBe('OAuth users are not allowed to include transcript.');
+    // Their stored JSON too.
+    for (const [field, part] of [
+      ['transcriptJson', 'transcript'],
+      ['defaultSummaryJson', 'summary'],
+    ]) {
+      const twin = await t.graphql(`{ meetings { edges { node { ${field} } } } }`, {}, app);
+      expect(twin.body.errors?.[0]?.message).toBe(`OAuth users are not allowed to include ${part}.`);
+    }
   });
 
   it('connected apps may read one recording’s transcript and list meetings without content', async () => {

@@ -63,6 +63,7 @@ describe('rate limits', () => {
       ),
     ).toBe(true);
     expect(selectsHeavyField(parse('{ meetings { edges { node { title } } } }'), {})).toBe(false);
+    expect(selectsHeavyField(parse('{ meeting(recordingId: 1) { transcriptJson } }'), {})).toBe(true);
   });
 });
 

@@ -60,6 +60,10 @@ describe('load shedding', () => {
     expect(
       estimateContentBytes(parse('{ meeting(recordingId: 1) { defaultSummary { templateName } } }'), {}),
     ).toBe(4_000);
+    // The REST door's pages select content as stored JSON: the same estimate.
+    expect(
+      estimateContentBytes(parse('{ meetings(first: 3) { edges { node { transcriptJson } } } }'), {}),
+    ).toBe(3 * 200_000);
   });
 
   it('sheds part of a burst of 60 large pages with 429/503 and Retry-After; health and small queries answer meanwhile', async () => {

@@ -1,27 +1,30 @@
 /**
  * The content of a meeting, one kind at a time (transcript, summary, action items, highlights):
- * its types, and its field on Meeting, resolved only when selected through the per-request loader
- * of its kind (one query per kind for a whole page).
+ * its types, and its fields on Meeting, resolved only when selected through the per-request loader
+ * of its kind (one query per kind for a whole page). Content is read as stored, in the public
+ * API's JSON (domain/content.ts): a field with a selection parses it, its `…Json` twin hands the
+ * bytes on untouched (what the REST door and webhook bodies select).
  */
 import type {
-  ActionItemDoc,
-  HighlightDoc,
-  SpeakerDoc,
-  SummaryDoc,
-  TranscriptEntryDoc,
-} from '../../db/documents.js';
-import { highlightText, playbackUrl } from '../../domain/content.js';
+  ActionItemJson,
+  ContentJson,
+  HighlightJson,
+  SummaryJson,
+  TranscriptEntryJson,
+} from '../../domain/content.js';
+import { RawJson } from '../../domain/raw-json.js';
 import { builder } from '../builder.js';
+import type { GraphQLContext } from '../context.js';
 import { Meeting } from './meeting.js';
 
-const Speaker = builder.objectRef<SpeakerDoc>('Speaker').implement({
+const Speaker = builder.objectRef<TranscriptEntryJson['speaker']>('Speaker').implement({
   fields: (t) => ({
-    displayName: t.exposeString('displayName'),
-    matchedCalendarInviteeEmail: t.exposeString('matchedCalendarInviteeEmail', { nullable: true }),
+    displayName: t.exposeString('display_name'),
+    matchedCalendarInviteeEmail: t.exposeString('matched_calendar_invitee_email', { nullable: true }),
   }),
 });
 
-export const TranscriptEntry = builder.objectRef<TranscriptEntryDoc>('TranscriptEntry').implement({
+export const TranscriptEntry = builder.objectRef<TranscriptEntryJson>('TranscriptEntry').implement({
   fields: (t) => ({
     speaker: t.field({ type: Speaker, resolve: (e) => e.speaker }),
     text: t.exposeString('text'),
@@ -29,14 +32,14 @@ export const TranscriptEntry = builder.objectRef<TranscriptEntryDoc>('Transcript
   }),
 });
 
-export const Summary = builder.objectRef<Omit<SummaryDoc, '_id'>>('Summary').implement({
+export const Summary = builder.objectRef<SummaryJson>('Summary').implement({
   fields: (t) => ({
-    templateName: t.exposeString('templateName'),
-    markdownFormatted: t.exposeString('markdownFormatted'),
+    templateName: t.exposeString('template_name'),
+    markdownFormatted: t.exposeString('markdown_formatted'),
   }),
 });
 
-const Assignee = builder.objectRef<ActionItemDoc['assignee']>('Assignee').implement({
+const Assignee = builder.objectRef<ActionItemJson['assignee']>('Assignee').implement({
   fields: (t) => ({
     name: t.exposeString('name', { nullable: true }),
     email: t.exposeString('email', { nullable: true }),
@@ -44,61 +47,90 @@ const Assignee = builder.objectRef<ActionItemDoc['assignee']>('Assignee').implem
   }),
 });
 
-/** An action item with the URL of the meeting it belongs to (for its playback link). */
-export interface ActionItemOfMeeting {
-  item: ActionItemDoc;
-  meetingUrl: string;
-}
-
-export const ActionItem = builder.objectRef<ActionItemOfMeeting>('ActionItem').implement({
+export const ActionItem = builder.objectRef<ActionItemJson>('ActionItem').implement({
   fields: (t) => ({
-    description: t.string({ resolve: ({ item }) => item.description }),
-    userGenerated: t.boolean({ resolve: ({ item }) => item.userGenerated }),
-    completed: t.boolean({ resolve: ({ item }) => item.completed }),
-    recordingTimestamp: t.string({ description: 'HH:MM:SS', resolve: ({ item }) => item.recordingTimestamp }),
-    recordingPlaybackUrl: t.string({
+    description: t.exposeString('description'),
+    userGenerated: t.exposeBoolean('user_generated'),
+    completed: t.exposeBoolean('completed'),
+    recordingTimestamp: t.exposeString('recording_timestamp', { description: 'HH:MM:SS' }),
+    recordingPlaybackUrl: t.exposeString('recording_playback_url', {
       description: 'The meeting URL at the moment of the action item.',
-      resolve: ({ item, meetingUrl }) => playbackUrl(meetingUrl, item.recordingTimestamp),
     }),
-    assignee: t.field({ type: Assignee, resolve: ({ item }) => item.assignee }),
+    assignee: t.field({ type: Assignee, resolve: (a) => a.assignee }),
   }),
 });
 
-export const Highlight = builder.objectRef<HighlightDoc>('Highlight').implement({
+export const Highlight = builder.objectRef<HighlightJson>('Highlight').implement({
   fields: (t) => ({
     type: t.exposeString('type', { description: 'A label such as "Objection".' }),
     summary: t.exposeString('summary', { nullable: true }),
-    startTime: t.exposeFloat('startTime', { description: 'Seconds from the start of the recording.' }),
-    endTime: t.exposeFloat('endTime'),
+    startTime: t.exposeFloat('start_time', { description: 'Seconds from the start of the recording.' }),
+    endTime: t.exposeFloat('end_time'),
     text: t.string({
       nullable: true,
       description: 'The highlighted words; null when they are the same as the summary.',
-      resolve: highlightText,
+      resolve: (h) => h.text ?? null,
     }),
   }),
 });
+
+type Kind = keyof ContentJson;
+
+/** The stored JSON of a meeting's content of `kind`, null when it has none. */
+async function stored<K extends Kind>(
+  kind: K,
+  recordingId: number,
+  { loaders }: GraphQLContext,
+): Promise<RawJson<ContentJson[K]> | null> {
+  const content = await (loaders[kind] as GraphQLContext['loaders'][K]).load(recordingId);
+  return (content?.json as RawJson<ContentJson[K]> | undefined) ?? null;
+}
+
+/** What the list twins answer for a meeting without that content, as the lists do. */
+const none = new RawJson<never[]>(Buffer.from('[]'));
+
+const twin = (what: string) =>
+  `${what}, in the REST API's JSON (snake_case) as stored: the cheapest way to copy it elsewhere.`;
 
 builder.objectFields(Meeting, (t) => ({
   transcript: t.field({
     type: [TranscriptEntry],
     nullable: true,
-    resolve: async (m, _a, { loaders }) => (await loaders.transcripts.load(m.recordingId))?.entries ?? null,
+    resolve: async (m, _a, context) => (await stored('transcripts', m.recordingId, context))?.parse() ?? null,
+  }),
+  transcriptJson: t.field({
+    type: 'JSON',
+    nullable: true,
+    description: twin('The transcript'),
+    resolve: (m, _a, context) => stored('transcripts', m.recordingId, context),
   }),
   defaultSummary: t.field({
     type: Summary,
     nullable: true,
-    resolve: (m, _a, { loaders }) => loaders.summaries.load(m.recordingId),
+    resolve: async (m, _a, context) => (await stored('summaries', m.recordingId, context))?.parse() ?? null,
+  }),
+  defaultSummaryJson: t.field({
+    type: 'JSON',
+    nullable: true,
+    description: twin('The default summary'),
+    resolve: (m, _a, context) => stored('summaries', m.recordingId, context),
   }),
   actionItems: t.field({
     type: [ActionItem],
-    resolve: async (m, _a, { loaders }) =>
-      ((await loaders.actionItems.load(m.recordingId))?.items ?? []).map((item) => ({
-        item,
-        meetingUrl: m.url,
-      })),
+    resolve: async (m, _a, context) => (await stored('actionItems', m.recordingId, context))?.parse() ?? [],
+  }),
+  actionItemsJson: t.field({
+    type: 'JSON',
+    description: twin('The action items'),
+    resolve: async (m, _a, context) => (await stored('actionItems', m.recordingId, context)) ?? none,
   }),
   highlights: t.field({
     type: [Highlight],
-    resolve: async (m, _a, { loaders }) => (await loaders.highlights.load(m.recordingId))?.items ?? [],
+    resolve: async (m, _a, context) => (await stored('highlights', m.recordingId, context))?.parse() ?? [],
+  }),
+  highlightsJson: t.field({
+    type: 'JSON',
+    description: twin('The highlights'),
+    resolve: async (m, _a, context) => (await stored('highlights', m.recordingId, context)) ?? none,
   }),
 }));

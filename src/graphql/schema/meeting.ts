@@ -12,7 +12,7 @@ import { sharedWithOf } from '../../domain/sharing.js';
 import { builder } from '../builder.js';
 import { connectionOf, listType, pageArgs } from '../connection.js';
 import { type GraphQLContext, viewerOf } from '../context.js';
-import { selectedFieldNames } from '../selection.js';
+import { contentFieldOf, selectedFieldNames } from '../selection.js';
 import { CrmMatches } from './crm.js';
 
 export const DomainsTypeEnum = builder.enumType('CalendarInviteesDomainsType', {
@@ -47,11 +47,10 @@ const Invitee = builder.objectRef<InviteeOfMeeting>('Invitee').implement({
       description: "The transcript speaker matched to this invitee (loads the meeting's transcript).",
       resolve: async ({ invitee, recordingId }, _args, { loaders }) => {
         if (!invitee.email) return null;
+        // The transcript's speakers are stored apart from its entries: no need to read those.
         const transcript = await loaders.transcripts.load(recordingId);
-        const entry = transcript?.entries.find(
-          (e) => e.speaker.matchedCalendarInviteeEmail === invitee.email,
-        );
-        return entry?.speaker.displayName ?? null;
+        const speaker = transcript?.speakers?.find((s) => s.matchedCalendarInviteeEmail === invitee.email);
+        return speaker?.displayName ?? null;
       },
     }),
   }),
@@ -167,10 +166,11 @@ const MeetingFilter = builder.inputType('MeetingFilter', {
 /** Connected apps may read transcripts and summaries one recording at a time, not through lists. */
 function refuseListedContentForApps(context: GraphQLContext, info: GraphQLResolveInfo): void {
   if (viewerOf(context).via !== 'connected_app') return;
-  const selected = new Set([
-    ...selectedFieldNames(info, ['edges', 'node']),
-    ...selectedFieldNames(info, ['nodes']),
-  ]);
+  const selected = new Set(
+    [...selectedFieldNames(info, ['edges', 'node']), ...selectedFieldNames(info, ['nodes'])].map(
+      contentFieldOf,
+    ),
+  );
   if (selected.has('defaultSummary'))
     throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include summary.');
   if (selected.has('transcript'))
