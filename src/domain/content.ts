@@ -181,7 +181,8 @@ export async function serialisedContent<K extends ContentKind>(
     ]);
     docs.forEach((doc, i) => {
       if (!doc) return;
-      const url = meetings.find((m) => m.recordingId === older[i])?.url ?? '';
+      const url = kind === 'actionItems' ? meetings.find((m) => m.recordingId === older[i])?.url : '';
+      if (url === undefined) return; // its meeting is gone: nothing shows it
       const { json, speakers } = storedContentOf(kind, doc as unknown as ContentOf<K>, url) as {
         json: Binary;
       } & Extras;

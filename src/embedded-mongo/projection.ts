@@ -71,6 +71,31 @@ function guarded(transform: Transform): Transform {
 }
 
 /**
+ * A projection of top-level fields only, all kept or all left out (`{a: 1, b: 1}`, `{_id: 0, a: 0}`):
+ * the common case, picked from the stored document without mingo and without copying the fields
+ * left out (a transcript's entries are thousands of sub-documents). Undefined for anything else.
+ */
+function fieldsOnly(spec: Document): Transform | undefined {
+  const entries = Object.entries(spec);
+  const plain = entries.every(
+    ([path, value]) =>
+      !path.includes('.') &&
+      !path.startsWith('$') &&
+      (typeof value === 'number' || typeof value === 'boolean'),
+  );
+  const kinds = new Set(entries.filter(([path]) => path !== '_id').map(([, value]) => isInclusion(value)));
+  if (!plain || kinds.size > 1) return undefined; // mixed: mingo refuses it as mongod does
+  const inclusion = kinds.has(true);
+  const listed = new Map(entries.map(([path, value]) => [path, isInclusion(value)]));
+  const keep = (key: string) => listed.get(key) ?? (key === '_id' || !inclusion);
+  return (doc) => {
+    const out: Document = {};
+    for (const key of Object.keys(doc)) if (keep(key)) out[key] = cloneValue(doc[key]);
+    return out;
+  };
+}
+
+/**
  * Compiles a find-style projection into a per-document transform (documents are copied first).
  * Positional projections (`"arr.$": 1`) need the query, which is passed as `filter`.
  */
@@ -96,6 +121,8 @@ export function compileProjection(
     const query = new Query(filter ?? {}, mingoOptions(extras));
     return guarded((doc) => (query.find([cloneValue(doc)], spec).all()[0] as Document | undefined) ?? {});
   }
+  const fields = slices.length === 0 ? fieldsOnly(spec) : undefined;
+  if (fields) return fields;
   const inclusion = Object.entries(spec).some(([path, value]) => path !== '_id' && isInclusion(value));
   if (inclusion) for (const [path] of slices) spec[path] = 1;
   const aggregator =

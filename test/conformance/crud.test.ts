@@ -213,6 +213,17 @@ describe('projection', () => {
     expect(await project({ a: 1, _id: 0 })).toEqual({ a: 1 });
     expect(await project({ b: 0, arr: 0, people: 0 })).toEqual({ _id: 1, a: 1 });
     expect(await project({ _id: 0, arr: 0, people: 0 })).toEqual({ a: 1, b: { c: 2, d: 3 } });
+    expect(await project({ people: true, b: 1.0 })).toEqual({
+      _id: 1,
+      b: { c: 2, d: 3 },
+      people: [
+        { name: 'x', age: 1 },
+        { name: 'y', age: 2 },
+      ],
+    });
+    expect(await project({ missing: 1, _id: 0 })).toEqual({});
+    // Inclusion and exclusion together (but for _id) is refused, as mongod does.
+    await expect(project({ a: 1, b: 0 })).rejects.toThrow(/exclusion|inclusion/i);
   });
 
   it('nested fields', async () => {
