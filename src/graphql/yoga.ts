@@ -4,7 +4,6 @@
  * this same Yoga instance, so everything here applies to both doors.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Collections } from '../db/collections.js';
@@ -138,7 +137,10 @@ export function createGraphQLServer(options: {
           }
         : false,
     graphiql: graphiqlOptions(options.graphiql ?? {}),
-    renderGraphiQL, // GraphiQL bundled into the page: no CDN needed
+    // GraphiQL bundled into the page (no CDN needed), loaded when it is first asked for: its 9 MB of
+    // script cost a process ~80 MB of memory, which one nobody opens GraphiQL on need not carry.
+    renderGraphiQL: async (graphiql) =>
+      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiql),
     plugins: [
       publicIntrospection(), // marks introspection-only requests before the context authenticates
       armor(),
