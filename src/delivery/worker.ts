@@ -7,7 +7,8 @@
  *   which owns a message's life), prepared together (one read of their webhooks; owners, meetings
  *   and content through loaders shared for a second), sent through the worker's `concurrency` send
  *   slots, and settled together: one bulk write for their outcomes, one insert for their attempts.
- *   The next batch is claimed while the last sends of the previous one are out.
+ *   The next batch is claimed while the last sends of the previous one are out, but not while
+ *   another is being prepared: what is queued meanwhile joins the next batch.
  * - Within the lease: an attempt starts only if it and its batch's outcome fit in the lease left;
  *   otherwise the message is handed back unsent. A worker that dies holding a batch loses nothing:
  *   its messages are due again when the lease runs out, and its late outcomes are not recorded.
