@@ -7,7 +7,8 @@
  *   which owns a message's life), prepared together (one read of their webhooks; owners, meetings
  *   and content through loaders shared for a second), sent through the worker's `concurrency` send
  *   slots, and settled together: one bulk write for their outcomes, one insert for their attempts.
- *   The next batch is claimed while the last sends of the previous one are out.
+ *   The next batch is claimed while the last sends of the previous one are out, but not while
+ *   another is being prepared: what is queued meanwhile joins the next batch.
  * - Within the lease: an attempt starts only if it and its batch's outcome fit in the lease left;
  *   otherwise the message is handed back unsent. A worker that dies holding a batch loses nothing:
  *   its messages are due again when the lease runs out, and its late outcomes are not recorded.
@@ -141,6 +142,10 @@ export class DeliveryWorker {
   private hinted = false;
   /** The last claim found fewer messages than a batch: nothing more is due until a hint or a poll. */
   private drained = true;
+  /** A batch is being prepared: the next claim waits for it (see run). */
+  private preparing = 0;
+  /** A claim waited for a batch being prepared: made as soon as it is. */
+  private claimWaiting = false;
   private unsubscribe: (() => void) | null = null;
   private lastSweep = 0;
   /** One warning when the database goes away, one info when it is back, and slower polls between. */
@@ -179,11 +184,14 @@ export class DeliveryWorker {
   start(): void {
     if (this.loop) return;
     // Work queued by this process (an ingestion, a redelivery) starts at once, not at the next poll.
-    this.unsubscribe = onQueued(() => {
-      if (this.wake) this.wake();
-      else this.hinted = true;
-    });
+    this.unsubscribe = onQueued(() => this.nudge());
     this.loop = this.run();
+  }
+
+  /** Looks for due work at once: now if the loop sleeps, else before it sleeps again. */
+  private nudge(): void {
+    if (this.wake) this.wake();
+    else this.hinted = true;
   }
 
   /**
@@ -233,6 +241,13 @@ export class DeliveryWorker {
         // Another batch while less than a batch's worth waits for a send slot: the slots do not run
         // dry while it is prepared, and a worker whose sends are stuck claims nothing more.
         while (!signal.aborted && this.unstarted() < this.batchSize) {
+          // One batch prepared at a time: what is queued meanwhile is claimed with the next one, so
+          // a burst goes out in large batches (fewer commands a message) rather than one per
+          // ingestion; an idle worker's batch is claimed at once as before.
+          if (this.preparing > 0) {
+            this.claimWaiting = true;
+            break;
+          }
           const batch = await this.claim();
           this.drained = batch.length < this.batchSize;
           if (batch.length > 0) this.track(batch);
@@ -291,8 +306,15 @@ export class DeliveryWorker {
   async deliver(batch: OutboxDoc[]): Promise<void> {
     const hand: Hand = { unstarted: batch.length };
     this.hands.add(hand);
+    this.preparing++;
     try {
-      const prepared = await this.prepare(batch);
+      const prepared = await this.prepare(batch).finally(() => {
+        this.preparing--;
+        if (this.claimWaiting && this.preparing === 0) {
+          this.claimWaiting = false;
+          this.nudge();
+        }
+      });
       const sends = prepared.filter((p): p is Send => p !== null && 'body' in p);
       const unsent = prepared.filter((p): p is Settlement => p !== null && !('body' in p));
       hand.unstarted = sends.length;

@@ -49,43 +49,56 @@ async function candidateWebhooks(collections: Collections, meeting: MeetingDoc):
 }
 
 /**
+ * The webhooks that get an event for `meeting` once it is ready: each candidate whose owner is
+ * active, may see it, and whose `triggered_for` names its category for them. `knownOrgs` (the
+ * recorder's, from ingestion) are not read again.
+ */
+export async function recipientsOf(
+  collections: Collections,
+  meeting: MeetingDoc,
+  knownOrgs: OrganisationDoc[] = [],
+): Promise<WebhookDoc[]> {
+  const webhooks = await candidateWebhooks(collections, meeting);
+  if (webhooks.length === 0) return [];
+  const owners = await collections.users
+    .find({ _id: { $in: [...new Set(webhooks.map((w) => w.ownerId))] }, status: 'active' })
+    .toArray();
+  const orgs = new Map(knownOrgs.map((o) => [o._id.toHexString(), o]));
+  const unknown = new Map(
+    owners.filter((u) => !orgs.has(u.orgId.toHexString())).map((u) => [u.orgId.toHexString(), u.orgId]),
+  );
+  if (unknown.size > 0) {
+    const read = await collections.organisations.find({ _id: { $in: [...unknown.values()] } }).toArray();
+    for (const org of read) orgs.set(org._id.toHexString(), org);
+  }
+  const viewers = new Map<string, Viewer>();
+  for (const user of owners) {
+    const org = orgs.get(user.orgId.toHexString());
+    if (org) viewers.set(user._id.toHexString(), viewerFor(user, org));
+  }
+  return webhooks.filter((webhook) => {
+    const owner = viewers.get(webhook.ownerId.toHexString());
+    const category = owner ? categoryFor(owner, meeting) : null;
+    return category !== null && webhook.triggeredFor.includes(category);
+  });
+}
+
+/**
  * Queues the webhook events of a ready meeting (idempotently, in one bulk write) and clears its
- * `eventsPending` mark. `knownOrgs` (the recorder's, from ingestion) are not read again. Returns
- * how many events this call created.
+ * `eventsPending` mark. `recipients`: its recipients when the caller already looks them up
+ * (ingestion reads them while it writes the content), read here otherwise. Returns how many events
+ * this call created.
  */
 export async function fanOutContentReady(
   collections: Collections,
   meeting: MeetingDoc,
   now: Date,
-  knownOrgs: OrganisationDoc[] = [],
+  recipients?: Promise<WebhookDoc[]>,
 ): Promise<number> {
   let created = 0;
   if (meeting.contentReadyAt) {
-    const webhooks = await candidateWebhooks(collections, meeting);
-    if (webhooks.length > 0) {
-      const owners = await collections.users
-        .find({ _id: { $in: [...new Set(webhooks.map((w) => w.ownerId))] }, status: 'active' })
-        .toArray();
-      const orgs = new Map(knownOrgs.map((o) => [o._id.toHexString(), o]));
-      const unknown = new Map(
-        owners.filter((u) => !orgs.has(u.orgId.toHexString())).map((u) => [u.orgId.toHexString(), u.orgId]),
-      );
-      if (unknown.size > 0) {
-        const read = await collections.organisations.find({ _id: { $in: [...unknown.values()] } }).toArray();
-        for (const org of read) orgs.set(org._id.toHexString(), org);
-      }
-      const viewers = new Map<string, Viewer>();
-      for (const user of owners) {
-        const org = orgs.get(user.orgId.toHexString());
-        if (org) viewers.set(user._id.toHexString(), viewerFor(user, org));
-      }
-      const matching = webhooks.filter((webhook) => {
-        const owner = viewers.get(webhook.ownerId.toHexString());
-        const category = owner ? categoryFor(owner, meeting) : null;
-        return category !== null && webhook.triggeredFor.includes(category);
-      });
-      created = await queueWebhookEvents(collections, matching, meeting.recordingId, now);
-    }
+    const matching = await (recipients ?? recipientsOf(collections, meeting));
+    created = await queueWebhookEvents(collections, matching, meeting.recordingId, now);
   }
   await collections.meetings.updateOne(
     { recordingId: meeting.recordingId, eventsPending: true },

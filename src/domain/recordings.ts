@@ -8,7 +8,7 @@ import type { Collections } from '../db/collections.js';
 import { type ContentKind, type ContentOf, contentKinds, type MeetingDoc } from '../db/documents.js';
 import { type Clock, systemClock } from './clock.js';
 import { storedContentOf } from './content.js';
-import { fanOutContentReady, markReady } from './content-ready.js';
+import { fanOutContentReady, markReady, recipientsOf } from './content-ready.js';
 import { DomainError } from './errors.js';
 import { companyDomainOf, describeInvitee, domainsTypeOf } from './invitees.js';
 
@@ -178,6 +178,11 @@ export async function storeRecording(
   );
   const { summaryPending: _, summaryPendingSince: __, ...meeting } = written!;
 
+  // Who would get an event depends on the meeting alone: looked up while its content is written
+  // and marked ready (used only if this call makes it ready).
+  const recipients = summary ? recipientsOf(collections, meeting, [org]) : undefined;
+  recipients?.catch(() => {}); // awaited below, unless a write fails first
+
   // Each kind it brings replaces that kind's document (its fields and their serialised form); the
   // others stay as stored.
   await Promise.all(
@@ -194,7 +199,7 @@ export async function storeRecording(
   let eventsQueued = 0;
   if (becameReady) {
     meeting.contentReadyAt = now;
-    eventsQueued = await fanOutContentReady(collections, meeting, now, [org]);
+    eventsQueued = await fanOutContentReady(collections, meeting, now, recipients);
     meeting.eventsPending = false;
   }
   return { meeting, becameReady, eventsQueued };

@@ -2,7 +2,7 @@
 // indexes) and the query planner need it, and the planner in turn needs storage's collections.
 import { Query } from 'mingo/query';
 import { badValue, toCommandError } from './errors.js';
-import { type MingoExtras, mingoOptions, withPcreRegexes } from './mingo.js';
+import { compileFieldFilter, type MingoExtras, mingoOptions, withPcreRegexes } from './mingo.js';
 import { type Document, isPlainObject } from './values.js';
 
 export interface Matcher {
@@ -20,11 +20,13 @@ export function compileFilter(filter: unknown, extras?: MingoExtras): Matcher {
   }
   if (Object.keys(filter as Document).length === 0) return MATCH_ALL;
   try {
-    const query = new Query(withPcreRegexes(filter as Document), mingoOptions(extras));
+    const condition = withPcreRegexes(filter as Document);
+    const fields = compileFieldFilter(condition);
+    const query = fields ? null : new Query(condition, mingoOptions(extras));
     return {
       test: (doc) => {
         try {
-          return query.test(doc);
+          return fields ? fields(doc) : query!.test(doc);
         } catch (err) {
           throw toCommandError(err);
         }

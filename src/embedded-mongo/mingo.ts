@@ -149,6 +149,32 @@ const comparisonQueryOperators = {
   $type: fieldOperator(typeMatches),
 };
 
+/** The query operators the engine implements itself (none of them reads mingo's options). */
+const engineQueryOperators: Record<string, QueryOperatorFn> = { ...comparisonQueryOperators, $in, $nin };
+
+/**
+ * A filter whose every field is compared with the engine's own query operators (`{f: v}`, `$eq`,
+ * `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, `$type`, `$in`, `$nin`), compiled into the predicate mingo's
+ * Query would build from those very operators, without mingo: its Query copies the whole operator
+ * context for every filter, which cost more than matching. Null for any other filter (top-level
+ * operators, regular expressions, mingo's operators), which mingo's Query compiles.
+ */
+export function compileFieldFilter(filter: Document): Predicate | null {
+  const predicates: Predicate[] = [];
+  for (const [field, expr] of Object.entries(filter)) {
+    if (field.startsWith('$') || expr instanceof RegExp) return null;
+    // As mingo normalises a field's condition: operators when any key is one, else equality.
+    const operators =
+      isPlainObject(expr) && Object.keys(expr).some((key) => key.startsWith('$')) ? expr : { $eq: expr };
+    for (const [operator, value] of Object.entries(operators)) {
+      const compile = engineQueryOperators[operator];
+      if (!compile) return null;
+      predicates.push(compile(field, value, {} as Options));
+    }
+  }
+  return (doc) => predicates.every((test) => test(doc));
+}
+
 type ExpressionFn = (obj: unknown, expr: unknown, options: Options) => unknown;
 
 /** Aggregation comparisons: every value compares with every other in BSON order. */

@@ -2,6 +2,7 @@
 // that mingo skips), replacement documents, pipeline updates, and upsert seed documents.
 import { ObjectId } from 'bson';
 import { update as mingoUpdate } from 'mingo/updater';
+import { cloneDeep, isEqual } from 'mingo/util';
 import { badValue, CommandError, ErrorCode, failedToParse, toCommandError, typeMismatch } from './errors.js';
 import { mingoOptions } from './mingo.js';
 import { ArithmeticError, arithmetic, zeroLike } from './numbers.js';
@@ -243,6 +244,45 @@ function computeNumericOperators(doc: Document, ops: Document): Document {
   return out;
 }
 
+/** A top-level field name mingo would take as it is: not `_id`, no path, no positional, no prototype key. */
+const PLAIN_FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * `$set` and `$unset` of distinct top-level fields (what most updates are, after the numeric
+ * operators became `$set`), applied to `doc` exactly as mingo's updater applies them (its equality,
+ * its deep copy) but without it: mingo builds its operator context afresh for every update, which
+ * cost more than the rest of an update. Returns whether the document changed (as `exactKey` of the
+ * whole document would tell, field by field), or undefined, touching nothing, for any other update.
+ */
+function applyTopLevel(doc: Document, ops: Document): boolean | undefined {
+  const set = ops.$set as Document | undefined;
+  const unset = ops.$unset as Document | undefined;
+  if (Object.keys(ops).length !== (set ? 1 : 0) + (unset ? 1 : 0)) return undefined;
+  const plain = (field: string) => field !== '_id' && PLAIN_FIELD.test(field) && !PROTOTYPE_KEYS.has(field);
+  const setFields = set ? Object.keys(set) : [];
+  const unsetFields = unset ? Object.keys(unset) : [];
+  if (!setFields.every(plain) || !unsetFields.every(plain)) return undefined;
+  if (set && unsetFields.some((field) => Object.hasOwn(set, field))) return undefined;
+  let changed = false;
+  for (const field of setFields) {
+    const before = doc[field];
+    if (isEqual(before, set![field])) continue;
+    const after = cloneDeep(set![field]);
+    doc[field] = after;
+    // An undefined field does not count in exactKey: it is as good as absent.
+    if (
+      before === undefined ? after !== undefined : after === undefined || exactKey(before) !== exactKey(after)
+    )
+      changed = true;
+  }
+  for (const field of unsetFields) {
+    if (doc[field] !== undefined) changed = true;
+    delete doc[field];
+  }
+  return changed;
+}
+
 export interface ApplyOptions {
   arrayFilters?: Document[] | undefined;
   /** The update's query, needed for the positional `$` operator. */
@@ -323,10 +363,15 @@ export function applyUpdate(
       );
     }
   } else {
-    next = cloneValue(original);
+    // A copy of the top level: enough when only top-level fields are replaced (applyTopLevel);
+    // mingo changes nested values in place, so it gets a deep copy.
+    next = { ...original };
     let ops = fixAddToSet(next, prepareOperators(next, parsed.ops, options.isInsert === true));
     validateOperators(next, ops);
     ops = computeNumericOperators(next, ops);
+    const changed = applyTopLevel(next, ops);
+    if (changed !== undefined) return { doc: idFirst(next), changed };
+    next = cloneValue(next);
     if (Object.keys(ops).length > 0) {
       try {
         const condition = hasPositional(ops) && options.query ? options.query : {};

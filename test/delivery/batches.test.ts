@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { commandCollection } from '../../src/db/connection.js';
 import type { OutboxDoc } from '../../src/db/documents.js';
 import type { DeliveryWorker, WorkerOptions } from '../../src/delivery/worker.js';
+import { systemClock } from '../../src/domain/clock.js';
 import { keyOf, type TestApp } from '../support/app.js';
 import type { Receiver } from '../support/receiver.js';
 import { createWebhook, emailOf, ingest, recordingJson, startDeliveryTest, testWorker } from './support.js';
@@ -151,6 +152,51 @@ describe('batch claims', () => {
     const gone = await collections().webhooks.findOne({ url: `${rx.url}/mixed/2` });
     expect(gone!.disabledReason).toBe('the receiver answered 410 Gone');
     webhookIds.splice(webhookIds.indexOf(fourth!._id.toHexString()), 1);
+  });
+});
+
+describe('batches in a burst', () => {
+  it('what is queued while a batch is prepared goes out with the next batch, not one batch per ingestion', async () => {
+    await webhooks('burst', 2);
+    // The worker's reads of webhooks (one per batch it prepares) wait at a gate the test opens.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let entered!: () => void;
+    const preparing = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let batches = 0;
+    const webhooksRead = collections().webhooks;
+    const gated = new Proxy(webhooksRead, {
+      get(target, key) {
+        if (key !== 'find') return Reflect.get(target, key);
+        return (...args: Parameters<typeof webhooksRead.find>) => {
+          const cursor = target.find(...args);
+          batches++;
+          entered();
+          return { toArray: () => gate.then(() => cursor.toArray()) };
+        };
+      },
+    });
+    const { worker } = newWorker({
+      collections: { ...collections(), webhooks: gated },
+      clock: systemClock, // messages are due when queued, by the real time
+    });
+    worker.start();
+    await ingestMany(1); // its 2 events are claimed at once, and held in preparation
+    await preparing;
+    await ingestMany(3); // 6 more events queued while the first batch is prepared
+    expect(batches).toBe(1);
+    open();
+    for (const path of ['/burst/0', '/burst/1']) expect(await rx.waitFor(4, path)).toHaveLength(4);
+    expect(batches).toBe(2);
+    await worker.stop(5_000); // waits for the outcomes to be recorded
+    const attempts = await collections()
+      .outbox.find({ destinationUrl: { $regex: '/burst/' } })
+      .toArray();
+    expect(attempts.every((m) => m.status === 'delivered' && m.attempts === 1)).toBe(true);
   });
 });
 
