@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
 import { EgressGuard } from './delivery/egress.js';
 import { type DeliveryWorker, deliveryWorkerFromConfig } from './delivery/worker.js';
+import { ContentCache } from './domain/content-cache.js';
 import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
@@ -112,6 +113,8 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       { ttlMs: config.CREDENTIAL_CACHE_MS, organisationTtlMs: config.DIRECTORY_CACHE_MS },
     ),
     directory: createDirectory(database.collections, { ttlMs: config.DIRECTORY_CACHE_MS }),
+    contentCache:
+      config.CONTENT_CACHE_MB > 0 ? new ContentCache(config.CONTENT_CACHE_MB * 1_000_000) : undefined,
     services,
     admission: {
       heavyPerCredential: config.ADMISSION_HEAVY_PER_CREDENTIAL,

@@ -201,6 +201,13 @@ export const variables = {
     schema: z.coerce.number().int().min(0),
     default: '30000',
   }),
+  CONTENT_CACHE_MB: variable({
+    description:
+      'content (transcripts, summaries…) kept in the process as its serialised bytes, by version: a page asks the database only which versions are current and reads the bytes of the others (0: read them for every request)',
+    expects: 'a whole number of megabytes, 0 or more',
+    schema: z.coerce.number().int().min(0),
+    default: '64',
+  }),
   AUTH_FAILURES_PER_MINUTE: variable({
     description:
       'refused API keys or tokens one client address may send per minute; then it is refused with 429 until the minute has passed',

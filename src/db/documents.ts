@@ -152,6 +152,8 @@ export interface TranscriptEntryDoc {
 export interface SerialisedContent {
   /** The content as the public API serialises it (UTF-8 JSON): REST answers and webhook bodies copy these bytes. */
   json?: Binary;
+  /** New with every write of the document: what processes holding `json` check theirs against. */
+  version?: ObjectId;
 }
 
 export interface TranscriptDoc extends SerialisedContent {

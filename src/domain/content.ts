@@ -7,7 +7,7 @@
  * selection asks for the content's fields. The rules of how content is shown (playback links,
  * highlight text) are here too, applied once, when the content is stored.
  */
-import { Binary, type Collection, type Document } from 'mongodb';
+import { Binary, type Collection, type Document, ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type {
   ContentDocs,
@@ -17,6 +17,7 @@ import type {
   SpeakerDoc,
   TranscriptEntryDoc,
 } from '../db/documents.js';
+import type { ContentCache } from './content-cache.js';
 import { RawJson } from './raw-json.js';
 
 /** The public API's shapes of content (external-v1.md): what REST answers and webhook bodies carry. */
@@ -116,11 +117,11 @@ export function storedContentOf<K extends ContentKind>(
   kind: K,
   content: ContentOf<K>,
   meetingUrl: string,
-): ContentOf<K> & { json: Binary } & Extras {
+): ContentOf<K> & { json: Binary; version: ObjectId } & Extras {
   const json = new Binary(Buffer.from(JSON.stringify(contentJsonOf(kind, content, meetingUrl))));
   const extras: Extras =
     kind === 'transcripts' ? { speakers: speakersOf((content as ContentOf<'transcripts'>).entries) } : {};
-  return { ...content, json, ...extras };
+  return { ...content, json, version: new ObjectId(), ...extras };
 }
 
 /** A recording's content of one kind, as its readers take it. */
@@ -149,24 +150,25 @@ export async function contentByRecording<T extends ByRecording>(
 }
 
 /** A content document's own fields, without its serialised form (what the object path reads). */
-export const contentFields = { _id: 0, json: 0, speakers: 0 };
+export const contentFields = { _id: 0, json: 0, speakers: 0, version: 0 };
 
 /**
- * The serialised content of `recordingIds` of one kind, null where there is none: one query, plus
- * one for any document an older version stored without `json` (built from its fields then, with
- * its meeting's URL for action items' links).
+ * The serialised content of `recordingIds` of one kind as stored, with its version: one query, plus
+ * one for any document an older version of the service stored without `json` (built from its
+ * fields then, with its meeting's URL for action items' links; not versioned, so never kept).
  */
-export async function serialisedContent<K extends ContentKind>(
+async function readSerialised<K extends ContentKind>(
   collections: Collections,
   kind: K,
   recordingIds: readonly number[],
-): Promise<(Serialised<K> | null)[]> {
+): Promise<((Serialised<K> & { version?: ObjectId }) | null)[]> {
   const collection = collections[kind] as unknown as Collection<ContentDocs[K]>;
   const stored = await contentByRecording(collection, recordingIds, {
     _id: 0,
     recordingId: 1,
     json: 1,
     speakers: 1,
+    version: 1,
   });
   const older = recordingIds.filter((_, i) => stored[i] && !stored[i]!.json);
   const built = new Map<number, Serialised<K>>();
@@ -193,7 +195,11 @@ export async function serialisedContent<K extends ContentKind>(
     if (!doc) return null;
     if (!doc.json) return built.get(recordingIds[i]!) ?? null;
     const { speakers } = doc as Extras;
-    return { json: new RawJson(doc.json.value()), ...(speakers ? { speakers } : {}) };
+    return {
+      json: new RawJson(doc.json.value()),
+      ...(speakers ? { speakers } : {}),
+      ...(doc.version ? { version: doc.version } : {}),
+    };
   });
 }
 
@@ -212,4 +218,35 @@ export function playbackUrl(meetingUrl: string, hhmmss: string): string {
 /** A highlight's words, or null when they only repeat its summary (the public API leaves them out then). */
 export function highlightText(highlight: Pick<HighlightDoc, 'text' | 'summary'>): string | null {
   return highlight.text === highlight.summary ? null : highlight.text;
+}
+
+/**
+ * The serialised content of `recordingIds` of one kind, null where there is none. With a `cache`,
+ * one query asks which version of each is current and a second fetches only the bytes it does
+ * not hold; without, one query fetches them all.
+ */
+export async function serialisedContent<K extends ContentKind>(
+  collections: Collections,
+  kind: K,
+  recordingIds: readonly number[],
+  cache?: ContentCache,
+): Promise<(Serialised<K> | null)[]> {
+  if (!cache) return readSerialised(collections, kind, recordingIds);
+  const collection = collections[kind] as unknown as Collection<ContentDocs[K]>;
+  const versions = await contentByRecording(collection, recordingIds, { _id: 0, recordingId: 1, version: 1 });
+  const held = versions.map((doc, i) =>
+    doc?.version ? cache.get(kind, recordingIds[i]!, doc.version.toHexString()) : undefined,
+  );
+  const missing = recordingIds.filter((_, i) => versions[i] && !held[i]);
+  const read = missing.length > 0 ? await readSerialised(collections, kind, missing) : [];
+  const fetched = new Map<number, Serialised<K>>();
+  read.forEach((found, i) => {
+    if (!found) return;
+    const { version, ...content } = found;
+    // A copy: the bytes read are a slice of the whole reply, which the cache must not keep alive.
+    const kept = { ...content, json: new RawJson<ContentJson[K]>(Buffer.from(content.json.bytes)) };
+    if (version) cache.set(kind, missing[i]!, version.toHexString(), kept);
+    fetched.set(missing[i]!, kept);
+  });
+  return recordingIds.map((id, i) => held[i] ?? fetched.get(id) ?? null);
 }

@@ -15,6 +15,7 @@ import {
   type UserDoc,
 } from '../db/documents.js';
 import { type Serialised, serialisedContent } from '../domain/content.js';
+import type { ContentCache } from '../domain/content-cache.js';
 import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../domain/crm.js';
 import { findMeetings } from '../domain/meetings.js';
 import type { Viewer } from '../domain/viewer.js';
@@ -87,11 +88,11 @@ export type ContentLoaders = { [K in ContentKind]: DataLoader<number, Serialised
  * Content by recording id. It does not depend on who asks (visibility is decided on the meeting),
  * so the delivery worker shares one set between the owners of a burst of events.
  */
-export function createContentLoaders(collections: Collections): ContentLoaders {
+export function createContentLoaders(collections: Collections, cache?: ContentCache): ContentLoaders {
   return Object.fromEntries(
     contentKinds.map((kind) => [
       kind,
-      new DataLoader((ids: readonly number[]) => serialisedContent(collections, kind, ids)),
+      new DataLoader((ids: readonly number[]) => serialisedContent(collections, kind, ids, cache)),
     ]),
   ) as unknown as ContentLoaders;
 }
@@ -99,10 +100,13 @@ export function createContentLoaders(collections: Collections): ContentLoaders {
 export function createLoaders(
   collections: Collections,
   viewer: Viewer | undefined,
-  /** Loaders that outlive the request (the worker's content, the process's directory). */
-  shared: { content?: ContentLoaders; directory?: Directory } = {},
+  /**
+   * What outlives the request: the worker's content loaders, the process's directory and content
+   * cache.
+   */
+  shared: { content?: ContentLoaders; directory?: Directory; contentCache?: ContentCache } = {},
 ) {
-  const content = shared.content ?? createContentLoaders(collections);
+  const content = shared.content ?? createContentLoaders(collections, shared.contentCache);
   const directory = shared.directory ?? createDirectory(collections);
   return {
     ...content,

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Collections } from '../db/collections.js';
+import type { ContentCache } from '../domain/content-cache.js';
 import type { CredentialCache } from '../domain/credential-cache.js';
 import type { Bucket, RateLimitPolicy } from '../domain/rate-limits.js';
 import { type PresentedCredential, presentedCredential } from '../domain/viewer.js';
@@ -77,6 +78,8 @@ export function createGraphQLServer(options: {
   rateLimits: RateLimitPolicy;
   credentials: CredentialCache;
   directory: Directory;
+  /** Content bytes kept by version across requests; without one, every page reads them. */
+  contentCache?: ContentCache;
   services: ResolverServices;
   admission: AdmissionPolicy;
   onShed?: (reason: ShedReason) => void;
@@ -198,7 +201,10 @@ export function createGraphQLServer(options: {
         viewer,
         ingestionService: caller !== undefined && 'ingestionService' in caller,
         requestId,
-        loaders: createLoaders(collections, viewer, { directory: options.directory }),
+        loaders: createLoaders(collections, viewer, {
+          directory: options.directory,
+          contentCache: options.contentCache,
+        }),
         services,
       };
     },
