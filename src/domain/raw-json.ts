@@ -39,8 +39,11 @@ export class RawJson<T = unknown> {
   }
 }
 
-/** `value` as UTF-8 JSON, with each RawJson inside it copied in as its bytes. */
-export function serialiseJson(value: unknown): Buffer {
+/**
+ * `value` as UTF-8 JSON, in parts: the text around each RawJson and the RawJson's own bytes, in
+ * order (written out as they are, without copying them into one buffer first).
+ */
+export function serialiseJsonParts(value: unknown): Uint8Array[] {
   const raw: Uint8Array[] = [];
   let text: string;
   collecting = raw;
@@ -49,12 +52,14 @@ export function serialiseJson(value: unknown): Buffer {
   } finally {
     collecting = null;
   }
-  if (raw.length === 0) return Buffer.from(text);
+  if (raw.length === 0) return [Buffer.from(text)];
   const parts = text.split(PLACEHOLDER_JSON);
   // Each placeholder written is one RawJson met, in order.
   if (parts.length !== raw.length + 1) throw new Error('serialiseJson: placeholders and values disagree');
-  const chunks = parts.flatMap((part, i) =>
-    i === 0 ? [Buffer.from(part)] : [raw[i - 1]!, Buffer.from(part)],
-  );
-  return Buffer.concat(chunks);
+  return parts.flatMap((part, i) => (i === 0 ? [Buffer.from(part)] : [raw[i - 1]!, Buffer.from(part)]));
+}
+
+/** `value` as UTF-8 JSON, with each RawJson inside it copied in as its bytes. */
+export function serialiseJson(value: unknown): Buffer {
+  return Buffer.concat(serialiseJsonParts(value));
 }

@@ -88,29 +88,38 @@ function withoutLength(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
 }
 
 /**
- * Answers with `body`, compressed when the request accepts it and the body is large enough.
- * Resolves when the body is handed to the socket (or the client went away).
+ * Answers with `body` (text, bytes, or bytes in parts, written in order without being joined),
+ * compressed when the request accepts it and the body is large enough. Resolves when the body is
+ * handed to the socket (or the client went away).
  */
 export async function sendCompressible(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
   headers: OutgoingHttpHeaders,
-  body: string | Buffer,
+  body: string | Uint8Array | readonly Uint8Array[],
 ): Promise<void> {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const parts = typeof body === 'string' ? [Buffer.from(body)] : body instanceof Uint8Array ? [body] : body;
+  const length = parts.reduce((total, part) => total + part.length, 0);
   const out = withoutLength(headers);
   addVary(res, out);
   const encoding =
-    bytes.length >= MIN_COMPRESSED_BYTES ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
+    length >= MIN_COMPRESSED_BYTES ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
   if (!encoding || req.method === 'HEAD' || status === 204 || status === 304) {
-    res.writeHead(status, { ...out, 'content-length': bytes.length });
-    res.end(bytes);
+    res.writeHead(status, { ...out, 'content-length': length });
+    if (req.method === 'HEAD' || status === 204 || status === 304) {
+      res.end();
+      return;
+    }
+    res.cork(); // the parts go out together (one writev), not one packet each
+    for (const part of parts) res.write(part);
+    res.uncork();
+    res.end();
     return;
   }
   res.writeHead(status, { ...out, 'content-encoding': encoding });
   try {
-    await pipeline(Readable.from([bytes]), compressor(encoding, bytes.length), res);
+    await pipeline(Readable.from(parts), compressor(encoding, length), res);
   } catch {
     // The client closed the connection; pipeline has destroyed the streams.
   }

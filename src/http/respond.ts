@@ -3,7 +3,7 @@
  * in as its bytes) or text, or to tell that nobody is left to answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serialiseJson } from '../domain/raw-json.js';
+import { serialiseJsonParts } from '../domain/raw-json.js';
 import { sendCompressible } from './compression.js';
 
 export function sendJson(
@@ -17,7 +17,7 @@ export function sendJson(
     res,
     status,
     { 'content-type': 'application/json; charset=utf-8', ...headers },
-    serialiseJson(body),
+    serialiseJsonParts(body),
   );
 }
 
