@@ -1,6 +1,6 @@
 // MongoDB wire protocol framing: OP_MSG (sections kind 0 and 1), legacy OP_QUERY (only used by
 // drivers for the very first handshake) answered with OP_REPLY. OP_COMPRESSED is never advertised.
-import { BSON, type BSONRegExp, type Double, type Int32 } from 'bson';
+import { BSON, type Binary, type BSONRegExp, type Double, type Int32 } from 'bson';
 import { normalizeNumber } from './numbers.js';
 import { type Document, isPlainObject, toRegExp } from './values.js';
 
@@ -65,7 +65,11 @@ const DESERIALIZE_OPTIONS = {
   bsonRegExp: true,
 } as const;
 
-/** Replaces, in place, Int32 and Double wrappers by what the engine keeps, and BSON regexes by RegExps. */
+/**
+ * Replaces, in place, Int32 and Double wrappers by what the engine keeps, BSON regexes by RegExps,
+ * and binaries by copies: bson decodes a binary as a view of the message it came in, and a stored
+ * document holding one would keep that whole message (a batch of a thousand documents) alive.
+ */
 function keepTypes(container: Document | unknown[]): void {
   // Plain loops: this runs over every value of every document received.
   if (Array.isArray(container)) {
@@ -92,6 +96,10 @@ function kept(value: unknown): unknown {
     return toRegExp(re.pattern, re.options);
   }
   if (tag === 'BSONSymbol') return String(value);
+  if (tag === 'Binary') {
+    const binary = value as Binary;
+    binary.buffer = Buffer.from(binary.value()); // its own bytes (same class, subtype and length)
+  }
   if (tag === undefined && (Array.isArray(value) || isPlainObject(value))) keepTypes(value);
   return value;
 }
