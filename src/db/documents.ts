@@ -152,8 +152,8 @@ export interface TranscriptEntryDoc {
 export interface SerialisedContent {
   /** The content as the public API serialises it (UTF-8 JSON): REST answers and webhook bodies copy these bytes. */
   json?: Binary;
-  /** New with every write of the document: what processes holding `json` check theirs against. */
-  version?: ObjectId;
+  /** A digest of `json`: what processes holding its bytes check theirs against. */
+  version?: string;
 }
 
 export interface TranscriptDoc extends SerialisedContent {

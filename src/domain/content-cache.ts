@@ -2,8 +2,8 @@
  * Serialised content kept in the process, by version. Content is written once and read many
  * times, and a page of transcripts is megabytes: a reader asks the database only which version of
  * each document is current (a few bytes each) and fetches the bytes of the ones it does not hold.
- * Every write of a content document gives it a new version in the same update as its bytes
- * (storedContentOf), so what is served is never older than what the database holds, on any process.
+ * A document's version is a digest of its bytes, written in the same update (storedContentOf), so
+ * what is served is never older than what the database holds, whichever process wrote it.
  * Bounded by bytes; the least recently used go first.
  */
 import { LRUCache } from 'lru-cache';

@@ -7,7 +7,8 @@
  * selection asks for the content's fields. The rules of how content is shown (playback links,
  * highlight text) are here too, applied once, when the content is stored.
  */
-import { Binary, type Collection, type Document, ObjectId } from 'mongodb';
+import { createHash } from 'node:crypto';
+import { Binary, type Collection, type Document } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type {
   ContentDocs,
@@ -109,6 +110,12 @@ function speakersOf(entries: readonly TranscriptEntryDoc[]): SpeakerDoc[] {
   return [...speakers.values()];
 }
 
+/**
+ * The version of serialised content: a digest of its bytes, so storing the same content again
+ * changes nothing, and different content never shares a version.
+ */
+const versionOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
+
 /** What the serialised form adds to a transcript: its speakers (invitees are matched to them). */
 type Extras = { speakers?: SpeakerDoc[] };
 
@@ -117,11 +124,11 @@ export function storedContentOf<K extends ContentKind>(
   kind: K,
   content: ContentOf<K>,
   meetingUrl: string,
-): ContentOf<K> & { json: Binary; version: ObjectId } & Extras {
-  const json = new Binary(Buffer.from(JSON.stringify(contentJsonOf(kind, content, meetingUrl))));
+): ContentOf<K> & { json: Binary; version: string } & Extras {
+  const bytes = Buffer.from(JSON.stringify(contentJsonOf(kind, content, meetingUrl)));
   const extras: Extras =
     kind === 'transcripts' ? { speakers: speakersOf((content as ContentOf<'transcripts'>).entries) } : {};
-  return { ...content, json, version: new ObjectId(), ...extras };
+  return { ...content, json: new Binary(bytes), version: versionOf(bytes), ...extras };
 }
 
 /** A recording's content of one kind, as its readers take it. */
@@ -161,7 +168,7 @@ async function readSerialised<K extends ContentKind>(
   collections: Collections,
   kind: K,
   recordingIds: readonly number[],
-): Promise<((Serialised<K> & { version?: ObjectId }) | null)[]> {
+): Promise<((Serialised<K> & { version?: string }) | null)[]> {
   const collection = collections[kind] as unknown as Collection<ContentDocs[K]>;
   const stored = await contentByRecording(collection, recordingIds, {
     _id: 0,
@@ -235,7 +242,7 @@ export async function serialisedContent<K extends ContentKind>(
   const collection = collections[kind] as unknown as Collection<ContentDocs[K]>;
   const versions = await contentByRecording(collection, recordingIds, { _id: 0, recordingId: 1, version: 1 });
   const held = versions.map((doc, i) =>
-    doc?.version ? cache.get(kind, recordingIds[i]!, doc.version.toHexString()) : undefined,
+    doc?.version ? cache.get(kind, recordingIds[i]!, doc.version) : undefined,
   );
   const missing = recordingIds.filter((_, i) => versions[i] && !held[i]);
   const read = missing.length > 0 ? await readSerialised(collections, kind, missing) : [];
@@ -245,7 +252,7 @@ export async function serialisedContent<K extends ContentKind>(
     const { version, ...content } = found;
     // A copy: the bytes read are a slice of the whole reply, which the cache must not keep alive.
     const kept = { ...content, json: new RawJson<ContentJson[K]>(Buffer.from(content.json.bytes)) };
-    if (version) cache.set(kind, missing[i]!, version.toHexString(), kept);
+    if (version) cache.set(kind, missing[i]!, version, kept);
     fetched.set(missing[i]!, kept);
   });
   return recordingIds.map((id, i) => held[i] ?? fetched.get(id) ?? null);

@@ -1,6 +1,6 @@
 // MongoDB wire protocol framing: OP_MSG (sections kind 0 and 1), legacy OP_QUERY (only used by
 // drivers for the very first handshake) answered with OP_REPLY. OP_COMPRESSED is never advertised.
-import { BSON, type Binary, type BSONRegExp, type Double, type Int32 } from 'bson';
+import { type Binary, BSON, type BSONRegExp, type Double, type Int32 } from 'bson';
 import { normalizeNumber } from './numbers.js';
 import { type Document, isPlainObject, toRegExp } from './values.js';
 
