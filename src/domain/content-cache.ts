@@ -7,8 +7,11 @@
  * Bounded by bytes; the least recently used go first.
  */
 import { LRUCache } from 'lru-cache';
-import type { ContentKind } from '../db/documents.js';
-import type { Serialised } from './content.js';
+import type { Collection } from 'mongodb';
+import type { Collections } from '../db/collections.js';
+import type { ContentDocs, ContentKind } from '../db/documents.js';
+import { type ContentJson, contentByRecording, type Serialised, serialisedContent } from './content.js';
+import { RawJson } from './raw-json.js';
 
 interface Entry {
   version: string;
@@ -34,6 +37,38 @@ export class ContentCache {
 
   set(kind: ContentKind, recordingId: number, version: string, content: Serialised): void {
     this.entries.set(`${kind}:${recordingId}`, { version, content });
+  }
+
+  /**
+   * The serialised content of `recordingIds` of one kind, null where there is none: one query asks
+   * which version of each is current, a second fetches only the bytes not held (and keeps them).
+   */
+  async serialised<K extends ContentKind>(
+    collections: Collections,
+    kind: K,
+    recordingIds: readonly number[],
+  ): Promise<(Serialised<K> | null)[]> {
+    const collection = collections[kind] as unknown as Collection<ContentDocs[K]>;
+    const versions = await contentByRecording(collection, recordingIds, {
+      _id: 0,
+      recordingId: 1,
+      version: 1,
+    });
+    const held = versions.map((doc, i) =>
+      doc?.version ? this.get(kind, recordingIds[i]!, doc.version) : undefined,
+    );
+    const missing = recordingIds.filter((_, i) => versions[i] && !held[i]);
+    const read = missing.length > 0 ? await serialisedContent(collections, kind, missing) : [];
+    const fetched = new Map<number, Serialised<K>>();
+    read.forEach((found, i) => {
+      if (!found) return;
+      const { version, ...content } = found;
+      // A copy: the bytes read are a slice of the whole reply, which the cache must not keep alive.
+      const kept = { ...content, json: new RawJson<ContentJson[K]>(Buffer.from(content.json.bytes)) };
+      if (version) this.set(kind, missing[i]!, version, kept);
+      fetched.set(missing[i]!, kept);
+    });
+    return recordingIds.map((id, i) => held[i] ?? fetched.get(id) ?? null);
   }
 
   /** The bytes held (for tests and metrics). */

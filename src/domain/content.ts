@@ -18,7 +18,6 @@ import type {
   SpeakerDoc,
   TranscriptEntryDoc,
 } from '../db/documents.js';
-import type { ContentCache } from './content-cache.js';
 import { RawJson } from './raw-json.js';
 
 /** The public API's shapes of content (external-v1.md): what REST answers and webhook bodies carry. */
@@ -160,11 +159,12 @@ export async function contentByRecording<T extends ByRecording>(
 export const contentFields = { _id: 0, json: 0, speakers: 0, version: 0 };
 
 /**
- * The serialised content of `recordingIds` of one kind as stored, with its version: one query, plus
+ * The serialised content of `recordingIds` of one kind, null where there is none, with its
+ * version (ContentCache keeps it by that): one query, plus
  * one for any document an older version of the service stored without `json` (built from its
  * fields then, with its meeting's URL for action items' links; not versioned, so never kept).
  */
-async function readSerialised<K extends ContentKind>(
+export async function serialisedContent<K extends ContentKind>(
   collections: Collections,
   kind: K,
   recordingIds: readonly number[],
@@ -225,35 +225,4 @@ export function playbackUrl(meetingUrl: string, hhmmss: string): string {
 /** A highlight's words, or null when they only repeat its summary (the public API leaves them out then). */
 export function highlightText(highlight: Pick<HighlightDoc, 'text' | 'summary'>): string | null {
   return highlight.text === highlight.summary ? null : highlight.text;
-}
-
-/**
- * The serialised content of `recordingIds` of one kind, null where there is none. With a `cache`,
- * one query asks which version of each is current and a second fetches only the bytes it does
- * not hold; without, one query fetches them all.
- */
-export async function serialisedContent<K extends ContentKind>(
-  collections: Collections,
-  kind: K,
-  recordingIds: readonly number[],
-  cache?: ContentCache,
-): Promise<(Serialised<K> | null)[]> {
-  if (!cache) return readSerialised(collections, kind, recordingIds);
-  const collection = collections[kind] as unknown as Collection<ContentDocs[K]>;
-  const versions = await contentByRecording(collection, recordingIds, { _id: 0, recordingId: 1, version: 1 });
-  const held = versions.map((doc, i) =>
-    doc?.version ? cache.get(kind, recordingIds[i]!, doc.version) : undefined,
-  );
-  const missing = recordingIds.filter((_, i) => versions[i] && !held[i]);
-  const read = missing.length > 0 ? await readSerialised(collections, kind, missing) : [];
-  const fetched = new Map<number, Serialised<K>>();
-  read.forEach((found, i) => {
-    if (!found) return;
-    const { version, ...content } = found;
-    // A copy: the bytes read are a slice of the whole reply, which the cache must not keep alive.
-    const kept = { ...content, json: new RawJson<ContentJson[K]>(Buffer.from(content.json.bytes)) };
-    if (version) cache.set(kind, missing[i]!, version, kept);
-    fetched.set(missing[i]!, kept);
-  });
-  return recordingIds.map((id, i) => held[i] ?? fetched.get(id) ?? null);
 }

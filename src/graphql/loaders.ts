@@ -92,7 +92,9 @@ export function createContentLoaders(collections: Collections, cache?: ContentCa
   return Object.fromEntries(
     contentKinds.map((kind) => [
       kind,
-      new DataLoader((ids: readonly number[]) => serialisedContent(collections, kind, ids, cache)),
+      new DataLoader((ids: readonly number[]) =>
+        cache ? cache.serialised(collections, kind, ids) : serialisedContent(collections, kind, ids),
+      ),
     ]),
   ) as unknown as ContentLoaders;
 }
