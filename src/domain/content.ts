@@ -192,10 +192,13 @@ export async function serialisedContent<K extends ContentKind>(
       if (!doc) return;
       const url = kind === 'actionItems' ? meetings.find((m) => m.recordingId === older[i])?.url : '';
       if (url === undefined) return; // its meeting is gone: nothing shows it
-      const { json, speakers } = storedContentOf(kind, doc as unknown as ContentOf<K>, url) as {
-        json: Binary;
-      } & Extras;
-      built.set(older[i]!, { json: new RawJson(json.value()), ...(speakers ? { speakers } : {}) });
+      const content = doc as unknown as ContentOf<K>;
+      const speakers =
+        kind === 'transcripts' ? speakersOf((content as ContentOf<'transcripts'>).entries) : undefined;
+      built.set(older[i]!, {
+        json: RawJson.of(contentJsonOf(kind, content, url)),
+        ...(speakers ? { speakers } : {}),
+      });
     });
   }
   return stored.map((doc, i) => {

@@ -105,9 +105,10 @@ export async function sendCompressible(
   addVary(res, out);
   const encoding =
     length >= MIN_COMPRESSED_BYTES ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
-  if (!encoding || req.method === 'HEAD' || status === 204 || status === 304) {
+  const bodyless = req.method === 'HEAD' || status === 204 || status === 304;
+  if (!encoding || bodyless) {
     res.writeHead(status, { ...out, 'content-length': length });
-    if (req.method === 'HEAD' || status === 204 || status === 304) {
+    if (bodyless) {
       res.end();
       return;
     }

@@ -92,7 +92,8 @@ describe('content served from its stored JSON', () => {
     const { collections } = r.t.app.database;
     let unset = 0;
     for (const kind of contentKinds)
-      unset += (await collections[kind].updateMany({}, { $unset: { json: '', speakers: '', version: '' } })).modifiedCount;
+      unset += (await collections[kind].updateMany({}, { $unset: { json: '', speakers: '', version: '' } }))
+        .modifiedCount;
     expect(unset).toBeGreaterThan(0);
     const after = await answers();
     expect(after.page).toBe(before.page);
