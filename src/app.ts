@@ -4,15 +4,18 @@
  */
 
 import type { Server } from 'node:http';
+import type { Worker } from 'node:worker_threads';
 import { createRestDoor } from '../rest-compat/index.js';
 import { demoDataset, demoPersonas, loadDataset } from '../seeds/index.js';
 import type { Config } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
 import { EgressGuard } from './delivery/egress.js';
-import { type DeliveryWorker, deliveryWorkerFromConfig } from './delivery/worker.js';
+import { type CommandCounts, startDeliveryThread, type WorkerConnection } from './delivery/thread.js';
+import { deliveryWorkerFromConfig } from './delivery/worker.js';
 import { ContentCache } from './domain/content-cache.js';
 import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { CredentialCache } from './domain/credential-cache.js';
+import { ReferenceCache } from './domain/reference-cache.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
 import { startEmbeddedMongoThread } from './embedded-mongo/thread.js';
 import type { ResolverServices } from './graphql/context.js';
@@ -20,7 +23,7 @@ import { createDirectory } from './graphql/loaders.js';
 import { createGraphQLServer } from './graphql/yoga.js';
 import { graphqlDoor } from './http/graphql-door.js';
 import { homeDoor, serviceVersion } from './http/home.js';
-import { createMetrics, observeAttempt, observeOutbox } from './http/metrics.js';
+import { createMetrics, type Metrics, observeAttempt, observeOutbox } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
 import { restReferenceDoors } from './http/rest-reference.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
@@ -38,10 +41,19 @@ export interface App {
   /** Whether the demo personas' data is there: loaded at this start, or by an earlier one. */
   demoLoaded: boolean;
   /** The delivery worker running inside the server (DELIVERY_WORKER=true), on its own connection. */
-  worker: DeliveryWorker | undefined;
+  worker: ServerWorker | undefined;
   /** The egress guard's check and the live feed, as resolvers get them. */
   services: ResolverServices;
   close(): Promise<void>;
+}
+
+/** The server's own delivery worker, on its thread (DELIVERY_WORKER_THREAD=worker) or inline. */
+export interface ServerWorker {
+  /** Subscribes to the commands it sends (with MONGODB_COMMAND_METRICS); returns the unsubscribe function. */
+  onCommands(listener: (counts: CommandCounts) => void): () => void;
+  /** Its thread, when it has one (a test may terminate it to play a crash). */
+  readonly thread: Worker | undefined;
+  stop(graceMs: number): Promise<void>;
 }
 
 export async function startApp(config: Config, logger: Logger): Promise<App> {
@@ -75,15 +87,12 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     timeoutMs: engine && inline ? undefined : config.MONGODB_TIMEOUT_MS,
     monitorCommands: config.MONGODB_COMMAND_METRICS,
   };
-  const countCommands = (database: Database) => {
-    if (!config.MONGODB_COMMAND_METRICS) return;
+  const database = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
+  observeOutbox(metrics, database.collections);
+  if (config.MONGODB_COMMAND_METRICS)
     database.onCommand((event) =>
       metrics.mongoCommands.inc({ collection: commandCollection(event), command: event.commandName }),
     );
-  };
-  const database = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
-  observeOutbox(metrics, database.collections);
-  countCommands(database);
 
   // The embedded engine gets the demo data on its first start only: a restart on its data
   // directory keeps what was ingested and changed since (the loader would set demo records back).
@@ -97,6 +106,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   const services: ResolverServices = {
     destinationCheck: new EgressGuard(config.EGRESS_ALLOW_CIDRS).destinationCheck,
     contentReadyFeed,
+    references: new ReferenceCache(database.collections, config.INGEST_CACHE_MS),
   };
 
   const graphql = createGraphQLServer({
@@ -141,18 +151,9 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   );
   const url = await listen(server, config.PORT, config.HOST);
 
-  // The worker has its own connection: its polling neither competes with requests for the pool
-  // nor shows up in what a request costs.
-  let workerDatabase: Database | undefined;
-  let worker: DeliveryWorker | undefined;
-  if (config.DELIVERY_WORKER) {
-    workerDatabase = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
-    countCommands(workerDatabase);
-    worker = deliveryWorkerFromConfig(workerDatabase.collections, config, logger, {
-      onAttempt: (message, outcome, answeredAt) => observeAttempt(metrics, message, outcome, answeredAt),
-    });
-    worker.start();
-  }
+  const worker = config.DELIVERY_WORKER
+    ? await startServerWorker(config, { mongoUri, ...connectOptions }, logger, metrics)
+    : undefined;
 
   return {
     server,
@@ -175,7 +176,6 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       } finally {
         clearInterval(idle);
       }
-      await workerDatabase?.close();
       await database.close();
       await engine?.close();
     },
@@ -186,4 +186,61 @@ async function isEmpty(database: Database): Promise<boolean> {
   for (const collection of Object.values(database.collections))
     if ((await collection.estimatedDocumentCount()) > 0) return false;
   return true;
+}
+
+/**
+ * The worker has its own connection: its polling neither competes with requests for the pool nor
+ * shows up in what a request costs. On its own thread it also has its own event loop and core.
+ */
+async function startServerWorker(
+  config: Config,
+  connection: WorkerConnection,
+  logger: Logger,
+  metrics: Metrics,
+): Promise<ServerWorker> {
+  const listeners = new Set<(counts: CommandCounts) => void>();
+  const onCommands = (counts: CommandCounts) => {
+    for (const [collection, command, count] of counts)
+      metrics.mongoCommands.inc({ collection, command }, count);
+    for (const listener of listeners) listener(counts);
+  };
+  const subscribe = (listener: (counts: CommandCounts) => void) => {
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
+
+  if (config.DELIVERY_WORKER_THREAD === 'worker') {
+    const thread = await startDeliveryThread({
+      config,
+      connection,
+      logger,
+      onAttempt: ({ kind, createdAt, outcome, answeredAt }) =>
+        observeAttempt(metrics, { kind, createdAt }, outcome, answeredAt),
+      onCommands,
+    });
+    return {
+      onCommands: subscribe,
+      get thread() {
+        return thread.worker;
+      },
+      stop: (graceMs) => thread.stop(graceMs),
+    };
+  }
+
+  const { mongoUri, ...connectOptions } = connection;
+  const database = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
+  if (config.MONGODB_COMMAND_METRICS)
+    database.onCommand((event) => onCommands([[commandCollection(event), event.commandName, 1]]));
+  const worker = deliveryWorkerFromConfig(database.collections, config, logger, {
+    onAttempt: (message, outcome, answeredAt) => observeAttempt(metrics, message, outcome, answeredAt),
+  });
+  worker.start();
+  return {
+    onCommands: subscribe,
+    thread: undefined,
+    async stop(graceMs) {
+      await worker.stop(graceMs);
+      await database.close();
+    },
+  };
 }

@@ -194,6 +194,13 @@ export const variables = {
     schema: z.coerce.number().int().min(0),
     default: '1000',
   }),
+  INGEST_CACHE_MS: variable({
+    description:
+      'how long ingestion reuses the recorder, organisation, meeting type and teams a recording names without asking the database; a change to them shows within it (0: read them for every recording)',
+    expects: 'a whole number of milliseconds, 0 or more',
+    schema: z.coerce.number().int().min(0),
+    default: '1000',
+  }),
   DIRECTORY_CACHE_MS: variable({
     description:
       'how long the users, teams and meeting types pages show (names, emails) are reused without asking the database: a renamed team shows within it (0: read them for every request)',
@@ -233,6 +240,13 @@ export const variables = {
     expects: 'true or false',
     schema: bool,
     default: 'true',
+  }),
+  DELIVERY_WORKER_THREAD: variable({
+    description:
+      "where the server's delivery worker runs: 'worker', a thread of its own (its sends use another core than requests), or 'inline', on the server's event loop (starts faster; tests use it)",
+    expects: 'worker or inline',
+    schema: z.enum(['worker', 'inline']),
+    default: 'worker',
   }),
   DELIVERY_CONCURRENCY: variable({
     description: 'deliveries one worker sends at the same time',

@@ -20,15 +20,21 @@ export function currentRequestId(): string | undefined {
   return requestScope.getStore()?.requestId;
 }
 
-/** Readable lines, written synchronously (nothing is lost when the process exits right after). */
-function terminal(): pino.DestinationStream {
-  return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+/**
+ * Where log lines go. When a person is watching (`tty`: stdout is a terminal), readable lines,
+ * written synchronously. Otherwise JSON lines for a collector, written without blocking: a write in
+ * flight gathers the lines logged meanwhile into the next one, one system call for many under load
+ * (a burst of deliveries logs a line each), and what is left is written when the process exits. A
+ * worker thread cannot see its process's terminal (it is told), and flushes before it ends
+ * (`logger.flush`): pino does so only on the main thread.
+ */
+export function logDestination(tty = process.stdout.isTTY): pino.DestinationStream {
+  if (tty)
+    return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  return pino.destination({ dest: 1, sync: false });
 }
 
-export function createLogger(
-  level: string,
-  destination: pino.DestinationStream | undefined = process.stdout.isTTY ? terminal() : undefined,
-): Logger {
+export function createLogger(level: string, destination: pino.DestinationStream = logDestination()): Logger {
   return pino(
     {
       level,

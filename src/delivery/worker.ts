@@ -79,6 +79,13 @@ const USER_AGENT = 'meetings-gateway-webhooks/1';
 /** How much of a response body is read (and thrown away) before the connection is let go. */
 const RESPONSE_BODY_LIMIT = 64 * 1024;
 
+/**
+ * While messages keep coming, a claim that found less than a batch is followed by the next one no
+ * sooner than this: a burst then goes out in batches of several ingestions' events (a batch costs
+ * about ten commands whatever its size), while a worker that was idle claims at once.
+ */
+const GATHER_MS = 50;
+
 /** The delivery worker's spans (a no-op tracer unless src/telemetry.ts started the SDK). */
 const tracer = trace.getTracer('meetings-gateway/delivery');
 
@@ -146,6 +153,9 @@ export class DeliveryWorker {
   private preparing = 0;
   /** A claim waited for a batch being prepared: made as soon as it is. */
   private claimWaiting = false;
+  /** When the last claim that found messages but less than a batch was made (see GATHER_MS). */
+  private lastPartialClaim = Number.NEGATIVE_INFINITY;
+  private gatherTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | null = null;
   private lastSweep = 0;
   /** One warning when the database goes away, one info when it is back, and slower polls between. */
@@ -202,6 +212,7 @@ export class DeliveryWorker {
     if (this.stopping.signal.aborted) return;
     this.stopping.abort();
     this.unsubscribe?.();
+    clearTimeout(this.gatherTimer);
     this.wake?.();
     await this.loop;
     const timer = setTimeout(() => this.abortInFlight.abort(), graceMs);
@@ -248,8 +259,18 @@ export class DeliveryWorker {
             this.claimWaiting = true;
             break;
           }
+          const gathering = this.lastPartialClaim + GATHER_MS - performance.now();
+          if (gathering > 0) {
+            this.gatherTimer ??= setTimeout(() => {
+              this.gatherTimer = undefined;
+              this.nudge();
+            }, gathering);
+            break;
+          }
           const batch = await this.claim();
           this.drained = batch.length < this.batchSize;
+          const partial = batch.length > 0 && this.drained;
+          this.lastPartialClaim = partial ? performance.now() : Number.NEGATIVE_INFINITY;
           if (batch.length > 0) this.track(batch);
           if (this.drained) break;
         }

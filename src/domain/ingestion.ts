@@ -4,15 +4,14 @@
  * `storeRecording`.
  */
 import type { Collections } from '../db/collections.js';
-import type { Clock } from './clock.js';
 import { parseRecording } from './recording-format.js';
-import { type StoredRecording, storeRecording } from './recordings.js';
+import { type StoredRecording, type StoreOptions, storeRecording } from './recordings.js';
 
 /** Validates and stores one recording; unknown recorders, teams and meeting types are BAD_USER_INPUT. */
 export function ingestRecording(
   collections: Collections,
   input: unknown,
-  clock?: Clock,
+  options?: StoreOptions,
 ): Promise<StoredRecording> {
-  return storeRecording(collections, parseRecording(input), clock);
+  return storeRecording(collections, parseRecording(input), options);
 }

@@ -14,28 +14,42 @@
  * - It ends `delivered`, `failed` (retries exhausted, 410, a disabled webhook: can be redelivered)
  *   or `cancelled` (nothing may be sent any more).
  *
- * A process-local hint tells this process's worker that a message is due now, so it starts at once
- * instead of at its next poll; workers of other processes find it by polling. The collection stays
- * the only source of truth.
+ * A hint tells the workers of this process (on any of its threads: the server's delivery thread
+ * hears its requests' hints) that a message is due now, so it starts at once instead of at the
+ * next poll; workers of other processes find it by polling. The collection stays the only source
+ * of truth.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
+import { BroadcastChannel } from 'node:worker_threads';
 import { type Filter, MongoBulkWriteError, ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { AttemptOutcome, OutboxDoc, OutboxKind, OutboxStatus, WebhookDoc } from '../db/documents.js';
 
 // ---------------------------------------------------------------- the hint
 
-const hint = new EventEmitter().setMaxListeners(0);
+/** Every thread of the process that opens this channel hears every other's posts. */
+const HINT_CHANNEL = 'meetings-gateway:outbox-queued';
+let hintSender: BroadcastChannel | undefined;
 
 function hintWork(): void {
-  hint.emit('work');
+  // Unreferenced: an open channel does not keep a process (or a thread) from ending.
+  hintSender ??= unreferenced(new BroadcastChannel(HINT_CHANNEL));
+  hintSender.postMessage(null);
 }
 
-/** Calls `listener` whenever this process queues a message that is due now; returns the unsubscribe function. */
+function unreferenced(channel: BroadcastChannel): BroadcastChannel {
+  (channel as BroadcastChannel & { unref(): void }).unref();
+  return channel;
+}
+
+/**
+ * Calls `listener` (soon after, not during the call) whenever a thread of this process queues a
+ * message that is due now; returns the unsubscribe function.
+ */
 export function onQueued(listener: () => void): () => void {
-  hint.on('work', listener);
-  return () => hint.off('work', listener);
+  const channel = unreferenced(new BroadcastChannel(HINT_CHANNEL));
+  channel.onmessage = () => listener();
+  return () => channel.close();
 }
 
 // ---------------------------------------------------------------- queueing

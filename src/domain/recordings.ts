@@ -11,6 +11,7 @@ import { storedContentOf } from './content.js';
 import { fanOutContentReady, markReady, recipientsOf } from './content-ready.js';
 import { DomainError } from './errors.js';
 import { companyDomainOf, describeInvitee, domainsTypeOf } from './invitees.js';
+import { ReferenceCache } from './reference-cache.js';
 
 /** The meeting's own fields, stored as given. */
 type StoredAsGiven = Pick<
@@ -110,31 +111,42 @@ async function allocateRecordingId(collections: Collections, wanted: number | un
   return counter!.value;
 }
 
-async function resolveTeams(collections: Collections, orgId: ObjectId, names: string[]): Promise<ObjectId[]> {
-  if (names.length === 0) return [];
-  const teams = await collections.teams.find({ orgId, name: { $in: names } }).toArray();
-  const missing = names.filter((n) => !teams.some((t) => t.name === n));
+async function resolveTeams(
+  references: ReferenceCache,
+  orgId: ObjectId,
+  names: string[],
+): Promise<ObjectId[]> {
+  const teams = await Promise.all(names.map((name) => references.team(orgId, name)));
+  const missing = names.filter((_, i) => !teams[i]);
   if (missing.length > 0) throw new DomainError('BAD_USER_INPUT', `Unknown team: ${missing.join(', ')}`);
-  return names.map((n) => teams.find((t) => t.name === n)!._id);
+  return teams.map((team) => team!._id);
 }
 
 /** What a recording's names refer to: its recorder, their organisation, its meeting type and teams. */
-async function resolveReferences(collections: Collections, input: RecordingInput) {
-  const recorder = await collections.users.findOne({ email: input.recorderEmail.toLowerCase() });
+async function resolveReferences(
+  collections: Collections,
+  references: ReferenceCache,
+  input: RecordingInput,
+) {
+  const recorder = await references.recorder(input.recorderEmail);
   if (!recorder) throw new DomainError('BAD_USER_INPUT', `Unknown recorder: ${input.recorderEmail}`);
   // All of these need only the recorder's organisation id: one round trip for them together.
   const [org, meetingType, sharedTeamIds, recordingId] = await Promise.all([
-    collections.organisations.findOne({ _id: recorder.orgId }),
-    input.meetingType === null
-      ? null
-      : collections.meetingTypes.findOne({ orgId: recorder.orgId, name: input.meetingType }),
-    input.sharing.allTeams ? [] : resolveTeams(collections, recorder.orgId, input.sharing.teams),
+    references.organisation(recorder.orgId),
+    input.meetingType === null ? null : references.meetingType(recorder.orgId, input.meetingType),
+    input.sharing.allTeams ? [] : resolveTeams(references, recorder.orgId, input.sharing.teams),
     allocateRecordingId(collections, input.recordingId),
   ]);
   if (!org) throw new DomainError('BAD_USER_INPUT', `The recorder's organisation does not exist`);
   if (input.meetingType !== null && !meetingType)
     throw new DomainError('BAD_USER_INPUT', `Unknown meeting type: ${input.meetingType}`);
   return { recorder, org, meetingTypeId: meetingType?._id ?? null, sharedTeamIds, recordingId };
+}
+
+export interface StoreOptions {
+  clock?: Clock;
+  /** The server's (ingestion); without one, every name is read from the database. */
+  references?: ReferenceCache;
 }
 
 /**
@@ -149,10 +161,11 @@ async function resolveReferences(collections: Collections, input: RecordingInput
 export async function storeRecording(
   collections: Collections,
   input: RecordingInput,
-  clock: Clock = systemClock,
+  { clock = systemClock, references = new ReferenceCache(collections, 0) }: StoreOptions = {},
 ): Promise<StoredRecording> {
   const { recorder, org, meetingTypeId, sharedTeamIds, recordingId } = await resolveReferences(
     collections,
+    references,
     input,
   );
   const now = clock.now();

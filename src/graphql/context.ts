@@ -5,15 +5,18 @@
 import type { Collections } from '../db/collections.js';
 import type { ContentReadyFeed } from '../domain/content-ready-feed.js';
 import type { DestinationCheck } from '../domain/deliveries.js';
+import type { ReferenceCache } from '../domain/reference-cache.js';
 import type { Viewer } from '../domain/viewer.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
-/** What resolvers need beyond the database: the egress guard's check and the live feed. */
+/** What resolvers need beyond the database: the egress guard's check, the live feed, ingestion's lookups. */
 export interface ResolverServices {
   /** Where a caller-given URL (webhook, delivery) may point: the egress guard with its allow-list. */
   destinationCheck: DestinationCheck;
   /** Meetings whose content became ready, for live subscriptions. */
   contentReadyFeed: ContentReadyFeed;
+  /** What ingested recordings name (recorders, teams...), kept for a moment. */
+  references: ReferenceCache;
 }
 
 export interface GraphQLContext {
@@ -55,6 +58,9 @@ export function queryContext(
     services: {
       destinationCheck: notForQueries,
       get contentReadyFeed(): ContentReadyFeed {
+        return notForQueries();
+      },
+      get references(): ReferenceCache {
         return notForQueries();
       },
     },

@@ -50,6 +50,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     // On the test's own event loop: a thread per app costs the suite about a fifth more time.
     // The thread itself is tested by test/service/engine-thread.test.ts and the process tests.
     EMBEDDED_MONGO_THREAD: 'inline',
+    // The same for the delivery worker (test/delivery/thread.test.ts tests its thread).
+    DELIVERY_WORKER_THREAD: 'inline',
     // Tests count the commands a request costs.
     MONGODB_COMMAND_METRICS: 'true',
     RATE_LIMIT_GENERAL: '1000000',

@@ -8,6 +8,7 @@ import type { Collections } from '../../src/db/collections.js';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { ContentReadyFeed } from '../../src/domain/content-ready-feed.js';
 import { CredentialCache } from '../../src/domain/credential-cache.js';
+import { ReferenceCache } from '../../src/domain/reference-cache.js';
 import { createDirectory } from '../../src/graphql/loaders.js';
 import { createGraphQLServer, type GraphQLServer } from '../../src/graphql/yoga.js';
 import { createLogger } from '../../src/logger.js';
@@ -29,6 +30,7 @@ export function testGraphQLServer(
     services: {
       destinationCheck: new EgressGuard().destinationCheck,
       contentReadyFeed: new ContentReadyFeed(collections),
+      references: new ReferenceCache(collections, 0),
     },
     ...overrides,
   });

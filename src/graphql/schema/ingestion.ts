@@ -48,7 +48,7 @@ builder.mutationField('ingestRecording', (t) =>
       } catch (error) {
         throw new DomainError('BAD_USER_INPUT', `recording is not JSON: ${(error as Error).message}`);
       }
-      return ingestRecording(context.collections, json);
+      return ingestRecording(context.collections, json, { references: context.services.references });
     },
   }),
 );

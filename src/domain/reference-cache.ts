@@ -1,0 +1,61 @@
+/**
+ * What an ingested recording's names refer to: its recorder (by email), their organisation, its
+ * meeting type and the teams it is shared with (by name). Every ingestion needs them; in a burst
+ * the same few recur, and reading them for each recording was 3 to 4 of its 14 commands.
+ *
+ * The server keeps what it found for `ttlMs` (INGEST_CACHE_MS, 1 s by default): a recorder moved to
+ * another organisation, or a team or meeting type renamed or removed, shows within it, as a revoked
+ * key does (CREDENTIAL_CACHE_MS). What was not found is not kept: a user, team or meeting type made
+ * a moment ago is found at once. Concurrent ingestions that need the same record share one read.
+ * With `ttlMs` 0 (the seeder, `npm run ingest`) every lookup reads the database.
+ */
+import { LRUCache } from 'lru-cache';
+import type { ObjectId } from 'mongodb';
+import type { Collections } from '../db/collections.js';
+import type { MeetingTypeDoc, OrganisationDoc, TeamDoc, UserDoc } from '../db/documents.js';
+
+type Read = () => Promise<object | null>;
+
+/** Records kept at most (a few hundred bytes each). */
+const MAX_KEPT = 10_000;
+
+export class ReferenceCache {
+  private readonly kept: LRUCache<string, object, Read> | undefined;
+
+  constructor(
+    private readonly collections: Collections,
+    ttlMs: number,
+  ) {
+    if (ttlMs > 0)
+      this.kept = new LRUCache<string, object, Read>({
+        max: MAX_KEPT,
+        ttl: ttlMs,
+        // undefined is not kept: what was not found is looked for again next time.
+        fetchMethod: async (_key, _stale, { context }) => (await context()) ?? undefined,
+      });
+  }
+
+  recorder(email: string): Promise<UserDoc | null> {
+    const address = email.toLowerCase();
+    return this.lookup(`user ${address}`, () => this.collections.users.findOne({ email: address }));
+  }
+
+  organisation(id: ObjectId): Promise<OrganisationDoc | null> {
+    return this.lookup(`organisation ${id}`, () => this.collections.organisations.findOne({ _id: id }));
+  }
+
+  meetingType(orgId: ObjectId, name: string): Promise<MeetingTypeDoc | null> {
+    return this.lookup(`meetingType ${orgId} ${name}`, () =>
+      this.collections.meetingTypes.findOne({ orgId, name }),
+    );
+  }
+
+  team(orgId: ObjectId, name: string): Promise<TeamDoc | null> {
+    return this.lookup(`team ${orgId} ${name}`, () => this.collections.teams.findOne({ orgId, name }));
+  }
+
+  private async lookup<T extends object>(key: string, read: () => Promise<T | null>): Promise<T | null> {
+    if (!this.kept) return read();
+    return ((await this.kept.fetch(key, { context: read })) as T | undefined) ?? null;
+  }
+}
