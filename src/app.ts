@@ -15,6 +15,7 @@ import { deliveryWorkerFromConfig } from './delivery/worker.js';
 import { ContentCache } from './domain/content-cache.js';
 import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { CredentialCache } from './domain/credential-cache.js';
+import { CredentialUsage } from './domain/credential-usage.js';
 import { ReferenceCache } from './domain/reference-cache.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
 import { startEmbeddedMongoThread } from './embedded-mongo/thread.js';
@@ -102,6 +103,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     logger.info({ counts }, 'demo dataset loaded');
   }
 
+  const usage = new CredentialUsage(database.collections, config.LAST_USED_WRITE_MS);
   const contentReadyFeed = new ContentReadyFeed(database.collections, logger, config.SUBSCRIPTION_POLL_MS);
   const services: ResolverServices = {
     destinationCheck: new EgressGuard(config.EGRESS_ALLOW_CIDRS).destinationCheck,
@@ -120,7 +122,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     credentials: new CredentialCache(
       database.collections,
       { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
-      { ttlMs: config.CREDENTIAL_CACHE_MS, organisationTtlMs: config.DIRECTORY_CACHE_MS },
+      { ttlMs: config.CREDENTIAL_CACHE_MS, organisationTtlMs: config.DIRECTORY_CACHE_MS, usage },
     ),
     directory: createDirectory(database.collections, { ttlMs: config.DIRECTORY_CACHE_MS }),
     contentCache:
@@ -176,6 +178,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       } finally {
         clearInterval(idle);
       }
+      await usage.close(); // the last uses noted: after the last request, before the database goes
       await database.close();
       await engine?.close();
     },

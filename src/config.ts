@@ -201,6 +201,13 @@ export const variables = {
     schema: z.coerce.number().int().min(0),
     default: '1000',
   }),
+  LAST_USED_WRITE_MS: variable({
+    description:
+      "how often a process writes when the API keys and tokens it recognised were last used (one bulk write for all; a key's lastUsedAt is at most this late)",
+    expects: 'a positive whole number of milliseconds',
+    schema: millis,
+    default: '5000',
+  }),
   DIRECTORY_CACHE_MS: variable({
     description:
       'how long the users, teams and meeting types pages show (names, emails) are reused without asking the database: a renamed team shows within it (0: read them for every request)',

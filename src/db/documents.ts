@@ -71,6 +71,10 @@ export interface CredentialDoc {
   appName: string | null;
   createdAt: Date;
   revokedAt: Date | null;
+  /** API keys made through the API may expire; older credentials have no such field. */
+  expiresAt?: Date | null;
+  /** When it was last presented (recorded once a second at most, credential-usage.ts). */
+  lastUsedAt?: Date | null;
 }
 
 export interface MeetingTypeDoc {

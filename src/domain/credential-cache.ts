@@ -4,11 +4,13 @@
  * therefore refused within `ttlMs` on every process sharing the database. Refusals are never
  * remembered, so a key made a moment ago works at once; concurrent first requests with one key
  * share a single lookup. Organisations (settings, not access) are kept for `organisationTtlMs`.
+ * Each recognition is noted as the credential's last use (credential-usage.ts).
  */
 import { LRUCache } from 'lru-cache';
 import { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { OrganisationDoc } from '../db/documents.js';
+import type { CredentialUsage } from './credential-usage.js';
 import {
   authenticate,
   type Caller,
@@ -25,11 +27,14 @@ export interface CredentialCacheOptions {
   max?: number;
   /** How long an organisation is reused (default `ttlMs`). */
   organisationTtlMs?: number;
+  /** Told of every credential recognised (its last use). */
+  usage?: CredentialUsage;
 }
 
 export class CredentialCache {
   private readonly cache: LRUCache<string, Caller, PresentedCredential> | undefined;
   private readonly organisationOf: OrganisationOf | undefined;
+  private readonly usage: CredentialUsage | undefined;
 
   constructor(
     private readonly collections: Collections,
@@ -46,6 +51,7 @@ export class CredentialCache {
               authenticate(this.collections, context, this.policy, this.organisationOf),
           })
         : undefined;
+    this.usage = options.usage;
     const organisationTtlMs = options.organisationTtlMs ?? options.ttlMs;
     if (organisationTtlMs > 0) {
       const organisations = new LRUCache<string, OrganisationDoc>({
@@ -60,11 +66,11 @@ export class CredentialCache {
 
   /** Who presented the credential; UNAUTHENTICATED (DomainError) when it is not recognised. */
   async recognise(presented: PresentedCredential): Promise<Caller> {
-    if (!this.cache) return authenticate(this.collections, presented, this.policy, this.organisationOf);
-    // Keyed by the secret's hash, as it is stored: the plain secret is not kept, even in memory.
-    const caller = await this.cache.fetch(`${presented.kind}:${hashSecret(presented.secret)}`, {
-      context: presented,
-    });
-    return caller!;
+    const caller = this.cache
+      ? // Keyed by the secret's hash, as it is stored: the plain secret is not kept, even in memory.
+        (await this.cache.fetch(`${presented.kind}:${hashSecret(presented.secret)}`, { context: presented }))!
+      : await authenticate(this.collections, presented, this.policy, this.organisationOf);
+    if ('viewer' in caller) this.usage?.note(caller.viewer.credentialId);
+    return caller;
   }
 }

@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { CredentialKind, OrganisationDoc, UserDoc } from '../db/documents.js';
+import { mayBeApiKey } from './api-key-format.js';
 import { DomainError } from './errors.js';
 
 export interface Viewer {
@@ -73,7 +74,7 @@ export const missingCredentialMessage =
  * header), so that nobody learns whether a key exists; it lists what to check instead.
  */
 export const refusedCredentialMessage =
-  "The API key or token is not valid. Check that it was copied whole, that it has not been revoked, that its user is still active, and that it is sent in the right header: an API key as X-Api-Key, a connected app's token as Authorization: Bearer <token>.";
+  "The API key or token is not valid. Check that it was copied whole, that it has not been revoked or expired, that its user is still active, and that it is sent in the right header: an API key as X-Api-Key, a connected app's token as Authorization: Bearer <token>.";
 
 /** Compared in constant time: both sides are 32-byte digests. */
 function isServiceToken(secret: string, expectedSha256Hex: string | undefined): boolean {
@@ -94,9 +95,15 @@ export async function authenticate(
 ): Promise<Caller> {
   if (presented.kind === 'bearer' && isServiceToken(presented.secret, policy.ingestTokenSha256))
     return { ingestionService: true };
+  if (!mayBeApiKey(presented.secret)) throw new DomainError('UNAUTHENTICATED', refusedCredentialMessage);
   const credential = await collections.credentials.findOne({ secretHash: hashSecret(presented.secret) });
   const storedKind: CredentialKind = presented.kind === 'api_key' ? 'api_key' : 'connected_app';
-  if (!credential || credential.revokedAt !== null || credential.kind !== storedKind) {
+  if (
+    !credential ||
+    credential.revokedAt !== null ||
+    credential.kind !== storedKind ||
+    (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
+  ) {
     throw new DomainError('UNAUTHENTICATED', refusedCredentialMessage);
   }
   const user = await collections.users.findOne({ _id: credential.userId });

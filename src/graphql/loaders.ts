@@ -8,12 +8,14 @@ import type { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import {
   type ContentKind,
+  type CredentialDoc,
   contentKinds,
   type MeetingDoc,
   type MeetingTypeDoc,
   type TeamDoc,
   type UserDoc,
 } from '../db/documents.js';
+import { keysOfUsers } from '../domain/api-keys.js';
 import { type Serialised, serialisedContent } from '../domain/content.js';
 import type { ContentCache } from '../domain/content-cache.js';
 import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../domain/crm.js';
@@ -117,6 +119,10 @@ export function createLoaders(
       viewer ? findMeetings(collections, viewer, ids) : Promise.resolve(ids.map(() => null)),
     ),
     ...directory,
+    /** API keys (not revoked) by user: one query for a page of users. */
+    apiKeys: new DataLoader<ObjectId, CredentialDoc[], string>((ids) => keysOfUsers(collections, ids), {
+      cacheKeyFn: hex,
+    }),
     /** CRM matches as the viewer sees them. */
     crmMatches: new DataLoader<MeetingDoc, CrmMatches, number>(
       async (meetings) => {

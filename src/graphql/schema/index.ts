@@ -5,6 +5,7 @@ import './meeting-content.js';
 import './team.js';
 import './meeting-type.js';
 import './user.js';
+import './api-key.js';
 import './webhook.js';
 import './delivery.js';
 import './ingestion.js';
