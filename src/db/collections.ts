@@ -76,6 +76,8 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     // whole organisation when the window is old); this index finds the window's few meetings, and
     // the planner picks whichever finds the page first.
     { key: { orgId: 1, createdAt: -1 } },
+    // The attendees filter (GraphQL): meetings with one of the emails among their invitees.
+    { key: { 'calendarInvitees.email': 1, ...meetingKeyset } },
     // Live updates poll for recently ready meetings; workers sweep unfinished fan-outs.
     { key: { contentReadyAt: 1 } },
     { key: { eventsPending: 1, contentReadyAt: 1 }, partialFilterExpression: { eventsPending: true } },
@@ -85,6 +87,8 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     },
   ],
   ...contentIndexes,
+  // The attendees filter: meetings whose transcript matched a speaker to one of the emails.
+  transcripts: [...byRecording, { key: { 'speakers.matchedCalendarInviteeEmail': 1 } }],
   crmConnections: [{ key: { 'owner.kind': 1, 'owner.id': 1 }, unique: true }],
   crmRecords: [
     { key: { connectionId: 1, kind: 1, email: 1 } },

@@ -18,6 +18,8 @@ export interface MeetingFilter {
   createdAfter?: Date | null;
   createdBefore?: Date | null;
   meetingType?: string | null;
+  /** GraphQL only (REST keeps the public API's parameters): invitees' or matched speakers' emails. */
+  attendees?: string[] | null;
 }
 
 const order = [
@@ -70,6 +72,20 @@ async function meetingsFilter(
       .toArray();
     if (types.length === 0) return null;
     clauses.push({ meetingTypeId: { $in: types.map((t) => t._id) } });
+  }
+  if (nonEmpty(filter.attendees)) {
+    const emails = filter.attendees.map((e) => e.toLowerCase());
+    // A speaker is matched to an invitee, so the invitees hold them all, unless the meeting was
+    // stored again with other invitees: its transcript still names them.
+    const spoke = await collections.transcripts
+      .find({ 'speakers.matchedCalendarInviteeEmail': { $in: emails } }, { projection: { recordingId: 1 } })
+      .toArray();
+    clauses.push({
+      $or: [
+        { 'calendarInvitees.email': { $in: emails } },
+        ...(spoke.length > 0 ? [{ recordingId: { $in: spoke.map((t) => t.recordingId) } }] : []),
+      ],
+    });
   }
   return { $and: clauses };
 }

@@ -17,6 +17,7 @@ import { type Dataset, type DemoPersona, demoDataset, demoPersonas } from '../..
 import { ingest, startDeliveryTest } from '../delivery/support.js';
 import { authHeaders, type TestApp } from '../support/app.js';
 import {
+  attendeesOf,
   type Category,
   companyOf,
   contentReady,
@@ -792,6 +793,52 @@ describe('every persona, every recording, every path', () => {
       );
     });
     expect(diffs).toEqual([]);
+  }, 60_000);
+
+  it('GraphQL meetings filtered by attendees list what the oracle lists (invitees and matched speakers; GraphQL only)', async () => {
+    // Internal and external invitees, a speaker-only attendee when there is one, a case variant,
+    // several at once, combined with another filter, and nobody.
+    const invitees = [...new Set(dataset.meetings.flatMap((m) => [...attendeesOf(m)]))].sort();
+    const internal = invitees.find((e) => e.endsWith('@acme.test'))!;
+    const external = invitees.filter((e) => !e.endsWith('@acme.test'));
+    const speakerOnly = dataset.meetings
+      .flatMap((m) => (m.transcript ?? []).map((e) => e.speaker.matched_calendar_invitee_email))
+      .find((e) => e && !dataset.meetings.some((m) => m.calendar_invitees.some((i) => i.email === e)));
+    const filters: OracleFilter[] = [
+      { attendees: [internal] },
+      { attendees: [internal.toUpperCase()] },
+      ...external.slice(0, 4).map((e) => ({ attendees: [e] })),
+      { attendees: external.slice(0, 3) },
+      ...(speakerOnly ? [{ attendees: [speakerOnly] }] : []),
+      { attendees: [external[0]!], teams: ['Sales'] },
+      { attendees: [external[0]!], recordedBy: [...new Set(dataset.meetings.map((m) => m.recorded_by))] },
+      { attendees: ['nobody@nowhere.test'] },
+    ];
+    const diffs: string[] = [];
+    const jobs = active.flatMap((persona) => filters.map((filter) => ({ persona, filter })));
+    await inParallel(jobs, 8, async ({ persona, filter }) => {
+      const where = `${persona.label}: meetings ${JSON.stringify(filter)}`;
+      const res = await t.graphql(
+        'query($filter: MeetingFilter) { meetings(filter: $filter, first: 100) { edges { node { recordingId } } pageInfo { hasNextPage } } }',
+        { filter },
+        credentialOf(persona),
+      );
+      if (res.body.errors || !res.body.data?.meetings) {
+        diffs.push(`${where}: ${res.status} ${JSON.stringify(res.body.errors)}`);
+        return;
+      }
+      expect(res.body.data.meetings.pageInfo.hasNextPage).toBe(false);
+      const ids = res.body.data.meetings.edges.map(
+        (e: { node: { recordingId: number } }) => e.node.recordingId,
+      );
+      diffs.push(...setDiffs(where, ids, listed(dataset, persona.email, filter)));
+    });
+    expect(diffs).toEqual([]);
+    // The oracle is not vacuous: the filter lists something for someone, and less than everything.
+    const admin = active.find((p) => p.label === 'account admin')!;
+    const some = listed(dataset, admin.email, { attendees: [external[0]!] });
+    expect(some.size).toBeGreaterThan(0);
+    expect(some.size).toBeLessThan(listed(dataset, admin.email).size);
   }, 60_000);
 
   it('GraphQL meetings under every filter lists what the oracle lists, with the content fields', async () => {

@@ -173,6 +173,7 @@ describe('every query the app sends is served by an index', () => {
         await gql(p.label, page, { after: first.meetings.pageInfo.endCursor });
       await gql(p.label, page, { filter: { teams: ['Sales'], meetingType: 'Discovery Call' } });
       await gql(p.label, page, { filter: { recordedBy: [p.email], createdAfter: '2026-01-01T00:00:00Z' } });
+      await gql(p.label, page, { filter: { attendees: [p.email, 'priya.raman@initech.test'] } });
       const recordingId = first.meetings.edges[0]?.node.recordingId;
       if (recordingId !== undefined)
         await gql(p.label, `query($id: Int!) { meeting(recordingId: $id) { ${meetingFields} } }`, {

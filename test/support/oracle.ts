@@ -89,6 +89,20 @@ export interface OracleFilter {
   createdAfter?: string;
   createdBefore?: string;
   meetingType?: string;
+  /** GraphQL only: an invitee's email, or a transcript speaker's matched email. */
+  attendees?: string[];
+}
+
+/** Who attended: the calendar invitees' emails and the transcript speakers' matched ones. */
+export function attendeesOf(meeting: Meeting): Set<string> {
+  return new Set(
+    [
+      ...meeting.calendar_invitees.map((i) => i.email),
+      ...(meeting.transcript ?? []).map((e) => e.speaker.matched_calendar_invitee_email),
+    ]
+      .filter((e): e is string => e !== null)
+      .map((e) => e.toLowerCase()),
+  );
 }
 
 function matches(dataset: Dataset, viewer: User, meeting: Meeting, filter: OracleFilter): boolean {
@@ -113,6 +127,10 @@ function matches(dataset: Dataset, viewer: User, meeting: Meeting, filter: Oracl
   if (filter.createdAfter !== undefined && !(created > Date.parse(filter.createdAfter))) return false;
   if (filter.createdBefore !== undefined && !(created < Date.parse(filter.createdBefore))) return false;
   if (filter.meetingType !== undefined && meeting.meeting_type !== filter.meetingType) return false;
+  if (filter.attendees?.length) {
+    const attended = attendeesOf(meeting);
+    if (!filter.attendees.some((e) => attended.has(e.toLowerCase()))) return false;
+  }
   return true;
 }
 

@@ -10,6 +10,8 @@ export type CalendarInviteesDomainsType = 'ONE_OR_MORE_EXTERNAL' | 'ONLY_INTERNA
 
 /** Different fields combine with AND; the values of one list with OR. */
 export type MeetingFilter = {
+  /** Meetings any of these people attended: a calendar invitee, or a transcript speaker matched to one. Not in the REST API. */
+  attendees?: Array<string> | null | undefined;
   /** The domain of the company the meeting is associated with. */
   companyDomains?: Array<string> | null | undefined;
   createdAfter?: string | null | undefined;

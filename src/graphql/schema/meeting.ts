@@ -160,6 +160,12 @@ const MeetingFilter = builder.inputType('MeetingFilter', {
       description:
         "A meeting type's name, matched exactly, whichever organisation the type is in (a meeting shared from another organisation has that organisation's types); an unknown name matches nothing.",
     }),
+    attendees: t.field({
+      type: ['Email'],
+      required: false,
+      description:
+        'Meetings any of these people attended: a calendar invitee, or a transcript speaker matched to one. Not in the REST API.',
+    }),
   }),
 });
 
