@@ -98,7 +98,7 @@ export const graphqlErrorCodes: readonly GraphQLErrorCode[] = [
     code: 'UNAUTHENTICATED',
     status: errorStatus.UNAUTHENTICATED,
     meaning:
-      'No API key or token was sent, or the one sent is refused (unknown, revoked, of a deactivated user, or in the wrong header).',
+      'No API key or token was sent, or the one sent is refused (unknown, revoked, expired, of a deactivated user, or in the wrong header).',
     action:
       "Send a valid key as X-Api-Key (a connected app's token as Authorization: Bearer); check it was copied whole and is not revoked.",
   },
@@ -154,7 +154,7 @@ export const restErrorStatuses: readonly RestErrorStatus[] = [
   {
     status: 401,
     meaning:
-      'No API key or token was sent, or the one sent is refused (unknown, revoked, of a deactivated user, or in the wrong header).',
+      'No API key or token was sent, or the one sent is refused (unknown, revoked, expired, of a deactivated user, or in the wrong header).',
     action:
       "Send a valid key as X-Api-Key (a connected app's token as Authorization: Bearer); check it was copied whole and is not revoked.",
   },
