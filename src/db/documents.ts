@@ -290,6 +290,9 @@ export interface CounterDoc {
   value: number;
 }
 
+/** The counter recording ids are allocated from, kept ahead of every explicit id. */
+export const RECORDING_ID_COUNTER = 'recordingId';
+
 export type OutboxKind = 'webhook_event' | 'transcript_delivery' | 'summary_delivery';
 /**
  * pending: due at nextAttemptAt (or leased); delivered: a 2xx came back; failed: retries exhausted,

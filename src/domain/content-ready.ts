@@ -13,6 +13,7 @@
 import type { Collections } from '../db/collections.js';
 import type { MeetingDoc, OrganisationDoc, TriggeredFor, UserDoc, WebhookDoc } from '../db/documents.js';
 import { queueWebhookEvents } from './outbox.js';
+import { ReferenceCache } from './reference-cache.js';
 import { isSharedWithAnyTeam } from './sharing.js';
 import type { Viewer } from './viewer.js';
 import { canSee } from './visibility.js';
@@ -50,27 +51,24 @@ async function candidateWebhooks(collections: Collections, meeting: MeetingDoc):
 
 /**
  * The webhooks that get an event for `meeting` once it is ready: each candidate whose owner is
- * active, may see it, and whose `triggered_for` names its category for them. `knownOrgs` (the
- * recorder's, from ingestion) are not read again.
+ * active, may see it, and whose `triggered_for` names its category for them. Owners and their
+ * organisations come from `references` (ingestion's, kept a second; read every time by default).
  */
 export async function recipientsOf(
   collections: Collections,
   meeting: MeetingDoc,
-  knownOrgs: OrganisationDoc[] = [],
+  references = new ReferenceCache(collections, 0),
 ): Promise<WebhookDoc[]> {
   const webhooks = await candidateWebhooks(collections, meeting);
   if (webhooks.length === 0) return [];
-  const owners = await collections.users
-    .find({ _id: { $in: [...new Set(webhooks.map((w) => w.ownerId))] }, status: 'active' })
-    .toArray();
-  const orgs = new Map(knownOrgs.map((o) => [o._id.toHexString(), o]));
-  const unknown = new Map(
-    owners.filter((u) => !orgs.has(u.orgId.toHexString())).map((u) => [u.orgId.toHexString(), u.orgId]),
+  const ownerIds = new Map(webhooks.map((w) => [w.ownerId.toHexString(), w.ownerId]));
+  const owners = (await references.users([...ownerIds.values()])).filter((u) => u.status === 'active');
+  const orgIds = new Map(owners.map((u) => [u.orgId.toHexString(), u.orgId]));
+  const orgs = new Map(
+    await Promise.all(
+      [...orgIds].map(async ([hex, id]) => [hex, await references.organisation(id)] as const),
+    ),
   );
-  if (unknown.size > 0) {
-    const read = await collections.organisations.find({ _id: { $in: [...unknown.values()] } }).toArray();
-    for (const org of read) orgs.set(org._id.toHexString(), org);
-  }
   const viewers = new Map<string, Viewer>();
   for (const user of owners) {
     const org = orgs.get(user.orgId.toHexString());

@@ -5,7 +5,13 @@
  */
 import type { Collection, ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
-import { type ContentKind, type ContentOf, contentKinds, type MeetingDoc } from '../db/documents.js';
+import {
+  type ContentKind,
+  type ContentOf,
+  contentKinds,
+  type MeetingDoc,
+  RECORDING_ID_COUNTER,
+} from '../db/documents.js';
 import { type Clock, systemClock } from './clock.js';
 import { storedContentOf } from './content.js';
 import { fanOutContentReady, markReady, recipientsOf } from './content-ready.js';
@@ -91,20 +97,21 @@ export function meetingFieldsOf(
   };
 }
 
-const RECORDING_IDS = 'recordingId';
+/** How far past an explicit id a server moves the counter (see ReferenceCache.counterPast). */
+const ID_HEADROOM = 1000;
 
-async function allocateRecordingId(collections: Collections, wanted: number | undefined): Promise<number> {
+async function allocateRecordingId(
+  collections: Collections,
+  references: ReferenceCache,
+  wanted: number | undefined,
+): Promise<number> {
   if (wanted !== undefined) {
     // Keep the counter ahead of explicit ids so later allocations never collide.
-    await collections.counters.updateOne(
-      { _id: RECORDING_IDS },
-      { $max: { value: wanted } },
-      { upsert: true },
-    );
+    await references.counterPast(wanted, ID_HEADROOM);
     return wanted;
   }
   const counter = await collections.counters.findOneAndUpdate(
-    { _id: RECORDING_IDS },
+    { _id: RECORDING_ID_COUNTER },
     { $inc: { value: 1 } },
     { upsert: true, returnDocument: 'after' },
   );
@@ -135,7 +142,7 @@ async function resolveReferences(
     references.organisation(recorder.orgId),
     input.meetingType === null ? null : references.meetingType(recorder.orgId, input.meetingType),
     input.sharing.allTeams ? [] : resolveTeams(references, recorder.orgId, input.sharing.teams),
-    allocateRecordingId(collections, input.recordingId),
+    allocateRecordingId(collections, references, input.recordingId),
   ]);
   if (!org) throw new DomainError('BAD_USER_INPUT', `The recorder's organisation does not exist`);
   if (input.meetingType !== null && !meetingType)
@@ -193,7 +200,7 @@ export async function storeRecording(
 
   // Who would get an event depends on the meeting alone: looked up while its content is written
   // and marked ready (used only if this call makes it ready).
-  const recipients = summary ? recipientsOf(collections, meeting, [org]) : undefined;
+  const recipients = summary ? recipientsOf(collections, meeting, references) : undefined;
   recipients?.catch(() => {}); // awaited below, unless a write fails first
 
   // Each kind it brings replaces that kind's document (its fields and their serialised form); the

@@ -1,15 +1,16 @@
 /**
  * What an ingested recording names (its recorder, their organisation, its meeting type and teams)
- * is kept by the server for INGEST_CACHE_MS: a burst by the same recorders does not read them for
- * every recording, what was not found is looked for again at once, and a change shows once the
- * time has passed.
+ * and the owners of the webhooks it fans out to are kept by the server for INGEST_CACHE_MS: a burst
+ * by the same recorders does not read them for every recording, what was not found is looked for
+ * again at once, and a change shows once the time has passed. A run of increasing recording ids
+ * moves the id counter once, not once per recording, and the counter stays ahead of them all.
  */
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandCollection } from '../../src/db/connection.js';
 import type { TestApp } from '../support/app.js';
 import type { Receiver } from '../support/receiver.js';
-import { emailOf, ingest, recordingJson, SERVICE_TOKEN, startDeliveryTest } from './support.js';
+import { createWebhook, emailOf, ingest, recordingJson, SERVICE_TOKEN, startDeliveryTest } from './support.js';
 
 const KEPT_MS = 2_000; // long enough that a slow machine does not see an entry expire between two ingestions
 const tom = 'team admin (Sales)';
@@ -47,6 +48,27 @@ describe('what an ingestion names, kept for a moment', () => {
     expect(reads(first.commands).sort()).toEqual(['organisations', 'teams', 'users']);
     const second = await t.countCommands(() => ingest(t, withTeams(['Sales'])));
     expect(reads(second.commands)).toEqual([]);
+  });
+
+  it("the owners of a ready meeting's webhooks are read once for a burst, and each still gets its event", async () => {
+    await createWebhook(t, tom, `${rx.url}/owners`, { triggeredFor: ['MY_RECORDINGS'] });
+    await ingest(t, recordingJson(emailOf(tom)));
+    const next = await t.countCommands(() => ingest(t, recordingJson(emailOf(tom))));
+    expect(reads(next.commands)).toEqual([]);
+    expect(next.result.eventsQueued).toBe(1);
+  });
+
+  it('a run of increasing recording ids moves the id counter once, and ahead of all of them', async () => {
+    const counters = (commands: Awaited<ReturnType<TestApp['countCommands']>>['commands']) =>
+      commands.filter((c) => commandCollection(c) === 'counters').length;
+    const first = recordingJson(emailOf(tom));
+    const moved = await t.countCommands(() => ingest(t, first));
+    const run = await t.countCommands(async () => {
+      for (let i = 0; i < 3; i++) await ingest(t, recordingJson(emailOf(tom)));
+    });
+    expect(counters(moved.commands) + counters(run.commands)).toBeLessThanOrEqual(1);
+    const counter = await t.app.database.collections.counters.findOne({ _id: 'recordingId' });
+    expect(counter!.value).toBeGreaterThan(first.recording_id + 3);
   });
 
   it('a team refused as unknown is found as soon as it exists (what was not found is not kept)', async () => {
