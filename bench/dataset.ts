@@ -17,7 +17,7 @@ import type { MeetingSeed } from '../seeds/format.js';
 import { type DatasetInput, loadDataset } from '../seeds/index.js';
 import { Random } from '../seeds/random.js';
 import type { Collections } from '../src/db/collections.js';
-import { contentKinds, type MeetingDoc } from '../src/db/documents.js';
+import { contentKinds, type MeetingDoc, RECORDING_ID_COUNTER } from '../src/db/documents.js';
 import { storedContentOf } from '../src/domain/content.js';
 import { recordingInputOf, recordingSchema } from '../src/domain/recording-format.js';
 import { meetingFieldsOf, storeRecording } from '../src/domain/recordings.js';
@@ -179,6 +179,17 @@ function sentence(rng: Random, min: number, max: number): string {
 const hhmmss = (s: number) =>
   [Math.floor(s / 3600), Math.floor(s / 60) % 60, s % 60].map((v) => String(v).padStart(2, '0')).join(':');
 
+/**
+ * A sentence said once in the whole dataset, halfway through the middle meeting's transcript,
+ * in words no other meeting uses: what the search scenario looks for.
+ */
+export const planted = {
+  phrase: 'quokka zebrafish manifesto',
+  sentence: 'So the quokka zebrafish manifesto slips by a week.',
+  index: (count: number) => Math.floor(count / 2),
+  line: (entries: number) => Math.floor(entries / 2),
+};
+
 export interface MeetingShape {
   /** Transcript lines, inclusive range. */
   minEntries: number;
@@ -232,6 +243,7 @@ export function generateMeeting(
     text: sentence(rng, 5, 18),
     timestamp: hhmmss(Math.floor((e * durationS) / entries)),
   }));
+  if (index === planted.index(count)) transcript[planted.line(entries)]!.text = planted.sentence;
   const sharing = shape.sharing ?? drawSharing(rng, recorder);
   const recordingId = FIRST_RECORDING_ID + index;
   const teamOf = (email: string) => benchUsers.find((u) => u.email === email)?.team ?? null;
@@ -479,7 +491,7 @@ export async function appendBenchMeetings(
 /** Keeps the id counter ahead of the explicit ids, as storeRecording does. */
 export function keepCounterAhead(collections: Collections, meetings: number): Promise<unknown> {
   return collections.counters.updateOne(
-    { _id: 'recordingId' },
+    { _id: RECORDING_ID_COUNTER },
     { $max: { value: FIRST_RECORDING_ID + meetings - 1 } },
     { upsert: true },
   );

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import type { FanoutResult } from './fanout.js';
 import type { RoundFigures } from './rounds.js';
+import type { SearchResult } from './search.js';
 
 /** The servers users would otherwise pick, serving the same schema (`--peers`, bench/peers.ts). */
 export const peers = ['apollo-server-4', 'yoga', 'mercurius-jit'] as const;
@@ -104,6 +105,8 @@ export interface BenchReport {
     commandsPerIngest: number | null;
     commandsPerDelivery: number | null;
   })[];
+  /** GraphQL search, one request at a time (absent in reports written before it). */
+  search?: SearchResult[];
   /** The engine scenario (absent when it did not run). */
   engine?: EngineScenarioReport;
   targets: TargetCheck[];
@@ -205,6 +208,13 @@ export function formatReport(report: BenchReport): string {
       `  commands per request, REST page ${p.page}, ${p.target}: limit 10: ${fixed(p.limit10, 1)}${forced(p.forcedGetMore10)}; ` +
         `limit 100: ${fixed(p.limit100, 1)}${forced(p.forcedGetMore100)}`,
     );
+  }
+  if (report.search?.length) {
+    out.push('', 'Search over the dataset, one request at a time (GraphQL, first 10, 3 matches each):');
+    for (const r of report.search)
+      out.push(
+        `  ${`${r.name}${r.target ? '' : ' (no target)'}`.padEnd(48)} p50 ${fixed(r.p50).padStart(6)} ms  p90 ${fixed(r.p90).padStart(6)} ms  ${r.found} found  ${r.search} by ${r.orderBy.toLowerCase()}`,
+      );
   }
   if (report.engine) out.push('', formatEngineScenario(report.engine));
   out.push('');

@@ -17,8 +17,11 @@ import {
   benchAdmin,
   type DatasetOptions,
   defaultDatasetOptions,
+  FIRST_RECORDING_ID,
+  generateMeeting,
   type LoadedDataset,
   loadBenchDataset,
+  planted,
 } from './dataset.js';
 import { allIncludes, benchGraphQLQuery } from './direct.js';
 import { defaultEngineSizes, engineNodeArgs, runEngineScenario } from './engine-scenario.js';
@@ -46,6 +49,7 @@ import {
   type TargetCheck,
 } from './report.js';
 import { medianRound, type RoundFigures } from './rounds.js';
+import { runSearchScenario } from './search.js';
 import { serviceTargets } from './targets.js';
 
 const usage = `Usage: npm run bench -- [options]
@@ -61,7 +65,7 @@ Load
   --rounds N              rounds per scenario: each measures every server in turn for duration/N
                           seconds; each server's median round is reported (default 3)
   --warmup S              seconds of warm-up of each server before a scenario's first round (default 2)
-  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, fanout, engine
+  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, search, fanout, engine
                           (rest-include and graphql also run once with Accept-Encoding: br, as
                           rest-include-br and graphql-br, against the service and the direct
                           handler only: the ceiling serves identity bytes; or name those ids alone)
@@ -253,6 +257,7 @@ async function main(): Promise<number> {
     const reports: ScenarioReport[] = [];
     const pageSizes: BenchReport['pageSizes'] = [];
     const fanout: BenchReport['fanout'] = [];
+    const search: BenchReport['search'] = [];
     const targets: TargetCheck[] = [];
     let engineScenario: EngineScenarioReport | undefined;
 
@@ -599,6 +604,26 @@ async function main(): Promise<number> {
         }
       }
 
+      // ------------------------------------------------------------ search
+      if (wanted('search')) {
+        log(`\nsearch, one request at a time (${elapsed()})`);
+        const shape = { minEntries: opts.dataset.minEntries, maxEntries: opts.dataset.maxEntries };
+        const index = planted.index(opts.dataset.meetings);
+        const meeting = generateMeeting(opts.dataset.seed, index, opts.dataset.meetings, shape);
+        const transcript = meeting.transcript!;
+        const measured = await runSearchScenario(server('service').url, benchAdmin.apiKey, {
+          phrase: planted.phrase,
+          recordingId: FIRST_RECORDING_ID + index,
+          timestamp: transcript[planted.line(transcript.length)]!.timestamp,
+        });
+        search.push(...measured.results);
+        problems.push(...measured.problems);
+        for (const r of measured.results)
+          log(
+            `  ${r.name} (${r.search}, ${r.orderBy}): ${r.found} found, p50 ${r.p50.toFixed(1)} ms, p90 ${r.p90.toFixed(1)} ms`,
+          );
+      }
+
       // ------------------------------------------------------------ webhook fan-out
       const missing =
         wanted('fanout') && opts.fanout.length > 0
@@ -674,7 +699,7 @@ async function main(): Promise<number> {
     }
 
     // ------------------------------------------------------------ targets and report
-    targets.push(...serviceTargets({ scenarios: reports, pageSizes, fanout }));
+    targets.push(...serviceTargets({ scenarios: reports, pageSizes, fanout, search }));
 
     const report: BenchReport = {
       version: 1,
@@ -701,6 +726,7 @@ async function main(): Promise<number> {
       scenarios: reports,
       pageSizes,
       fanout,
+      search,
       engine: engineScenario,
       targets,
       problems,

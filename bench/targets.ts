@@ -17,9 +17,11 @@ export const limits = {
   steadyP99Ms: 250,
   /** Peak RSS of the service under the every-include scenario. */
   peakRssMb: 460,
+  /** Issue 15: a search over the dataset, p50 answer time. */
+  searchP50Ms: 50,
 } as const;
 
-type Report = Pick<BenchReport, 'scenarios' | 'pageSizes' | 'fanout'>;
+type Report = Pick<BenchReport, 'scenarios' | 'pageSizes' | 'fanout' | 'search'>;
 
 const check = (name: string, pass: boolean, detail: string): TargetCheck => ({
   name,
@@ -33,7 +35,20 @@ export function serviceTargets(report: Report): TargetCheck[] {
     ...rateTargets(report.scenarios),
     ...fanoutTargets(report.fanout),
     ...rssTargets(report.scenarios),
+    ...searchTargets(report.search ?? []),
   ];
+}
+
+function searchTargets(search: NonNullable<Report['search']>): TargetCheck[] {
+  return search
+    .filter((r) => r.target)
+    .map((r) =>
+      check(
+        `search, ${r.name}: p50 under ${limits.searchP50Ms} ms`,
+        r.p50 < limits.searchP50Ms,
+        `p50 ${r.p50.toFixed(1)} ms, p90 ${r.p90.toFixed(1)} ms, ${r.found} found (${r.search}, ${r.orderBy.toLowerCase()})`,
+      ),
+    );
 }
 
 /** Commands per page at both sizes; getMores the 16 MiB reply limit forced are shown, not counted. */

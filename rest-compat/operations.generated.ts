@@ -33,6 +33,8 @@ export type MeetingFilter = {
   meetingType?: string | null | undefined;
   /** Recorders. Meetings recorded outside your organisation are listed only when their recorder is named here. */
   recordedBy?: Array<string> | null | undefined;
+  /** Meetings in which every word and "quoted phrase" occurs, in the title, summary, action items or transcript; -word or -"phrase" excludes. Words match by stem ("priced" finds "pricing"), case and accents aside; common words such as "the" are ignored. Each edge tells where it matched (matches). Not in the REST API. */
+  search?: string | null | undefined;
   /** Names of the recorder's team. */
   teams?: Array<string> | null | undefined;
 };

@@ -48,6 +48,18 @@ const contentIndexes = Object.fromEntries(contentKinds.map((kind) => [kind, byRe
   IndexDescription[]
 >;
 
+/**
+ * The words of a meeting, for search (domain/search.ts): one text index per collection that holds
+ * some (MongoDB allows one). Weights rank a word in a title above the same word said once in an
+ * hour of transcript.
+ */
+const searchIndex = (key: Record<string, 'text'>, weight: number): IndexDescription => ({
+  key,
+  name: 'search',
+  weights: Object.fromEntries(Object.keys(key).map((field) => [field, weight])),
+  default_language: 'english',
+});
+
 /** Newest first by recording start, ties by recording id: the keyset order of every meeting list. */
 const meetingKeyset = { recordingStartTime: -1, recordingId: -1 } as const;
 
@@ -78,6 +90,7 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     { key: { orgId: 1, createdAt: -1 } },
     // The attendees filter (GraphQL): meetings with one of the emails among their invitees.
     { key: { 'calendarInvitees.email': 1, ...meetingKeyset } },
+    searchIndex({ title: 'text', meetingTitle: 'text' }, 10),
     // Live updates poll for recently ready meetings; workers sweep unfinished fan-outs.
     { key: { contentReadyAt: 1 } },
     { key: { eventsPending: 1, contentReadyAt: 1 }, partialFilterExpression: { eventsPending: true } },
@@ -87,8 +100,14 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
     },
   ],
   ...contentIndexes,
-  // The attendees filter: meetings whose transcript matched a speaker to one of the emails.
-  transcripts: [...byRecording, { key: { 'speakers.matchedCalendarInviteeEmail': 1 } }],
+  transcripts: [
+    ...byRecording,
+    // The attendees filter: meetings whose transcript matched a speaker to one of the emails.
+    { key: { 'speakers.matchedCalendarInviteeEmail': 1 } },
+    searchIndex({ 'entries.text': 'text' }, 1),
+  ],
+  summaries: [...byRecording, searchIndex({ markdownFormatted: 'text' }, 5)],
+  actionItems: [...byRecording, searchIndex({ 'items.description': 'text' }, 5)],
   crmConnections: [{ key: { 'owner.kind': 1, 'owner.id': 1 }, unique: true }],
   crmRecords: [
     { key: { connectionId: 1, kind: 1, email: 1 } },

@@ -6,7 +6,18 @@
 import type { Filter } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { DomainsType, MeetingDoc } from '../db/documents.js';
-import { emptyPage, findPage, Keyset, type Page, type PageRequest } from './pagination.js';
+import { DomainError } from './errors.js';
+import {
+  emptyPage,
+  findPage,
+  Keyset,
+  type KeysetOrder,
+  type Page,
+  type PageRequest,
+  pageSize,
+} from './pagination.js';
+import { type Found, findRecordings } from './search.js';
+import { parseSearch, type Search } from './search-terms.js';
 import type { Viewer } from './viewer.js';
 import { canSee, visibleMeetingsFilter } from './visibility.js';
 
@@ -20,12 +31,32 @@ export interface MeetingFilter {
   meetingType?: string | null;
   /** GraphQL only (REST keeps the public API's parameters): invitees' or matched speakers' emails. */
   attendees?: string[] | null;
+  /** GraphQL only: words and "quoted phrases" that must all occur in the meeting (search-terms.ts). */
+  search?: string | null;
 }
 
-const order = [
+/** Newest first; a search may instead ask for the best matches first. */
+export type MeetingOrder = 'newest' | 'relevance';
+
+export interface MeetingPage extends Page<MeetingDoc> {
+  /** The search the page was found by, to show where each meeting matched. */
+  search: Search | null;
+}
+
+const newest = [
   ['recordingStartTime', -1, 'date'],
   ['recordingId', -1, 'number'],
-] as const;
+] as const satisfies KeysetOrder;
+
+/**
+ * Found meetings are sent to the database as a list of ids, unless a search is so broad that the
+ * list would be large (a command is at most 16 MiB): then the meetings the other filters select
+ * are read in order, ids only, and the found ones picked out.
+ */
+export const IDS_SENT_AT_MOST = 10_000;
+
+/** `score` is a meeting's relevance to the search: not a stored field, the cursor carries it. */
+const relevance = [['score', -1, 'number'], ...newest] as const satisfies KeysetOrder;
 
 const nonEmpty = (values: string[] | null | undefined): values is string[] => !!values && values.length > 0;
 
@@ -37,8 +68,13 @@ async function meetingsFilter(
   collections: Collections,
   viewer: Viewer,
   filter: MeetingFilter,
+  found: Found | null,
 ): Promise<Filter<MeetingDoc> | null> {
   const clauses: Filter<MeetingDoc>[] = [visibleMeetingsFilter(viewer)];
+  if (found) {
+    if (found.size === 0) return null;
+    if (found.size <= IDS_SENT_AT_MOST) clauses.push({ recordingId: { $in: [...found.keys()] } });
+  }
 
   if (nonEmpty(filter.recordedBy)) {
     const emails = filter.recordedBy.map((e) => e.toLowerCase());
@@ -95,14 +131,121 @@ export async function listMeetings(
   viewer: Viewer,
   filter: MeetingFilter,
   request: PageRequest,
+  order: MeetingOrder = 'newest',
+): Promise<MeetingPage> {
+  const search = filter.search != null ? parseSearch(filter.search) : null;
+  if (order === 'relevance' && !search)
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      'Meetings are ordered by relevance to a search: give filter.search.',
+    );
+  const keyset =
+    order === 'relevance'
+      ? new Keyset('meetings by relevance', relevance, filter)
+      : new Keyset('meetings', newest, filter);
+  // A bad cursor is refused before any work, and even when nothing can match.
+  const after = keyset.position(request.after);
+  const found = search ? await findRecordings(collections, search) : null;
+  const query = await meetingsFilter(collections, viewer, filter, found);
+  if (!query) return { ...emptyPage(request), search };
+  if (order === 'relevance')
+    return { ...(await pageByRelevance(collections, keyset, query, found!, after, request)), search };
+  if (found && found.size > IDS_SENT_AT_MOST)
+    return { ...(await pageAmong(collections, keyset, query, found, request)), search };
+  return { ...(await findPage(collections.meetings, keyset, query, request)), search };
+}
+
+/** A page of the found meetings among those `query` selects, for a search found too broad to send. */
+async function pageAmong(
+  collections: Collections,
+  keyset: Keyset,
+  query: Filter<MeetingDoc>,
+  found: Found,
+  request: PageRequest,
 ): Promise<Page<MeetingDoc>> {
-  const keyset = new Keyset('meetings', order, filter);
-  const query = await meetingsFilter(collections, viewer, filter);
-  if (!query) {
-    keyset.after(request.after); // a bad cursor is still an error
-    return emptyPage(request);
+  const limit = pageSize(request.first);
+  const ids: number[] = [];
+  const walk = collections.meetings
+    .find({ $and: [query, keyset.after(request.after)] } as Filter<MeetingDoc>, {
+      projection: { _id: 0, recordingId: 1 },
+    })
+    .sort(keyset.sort)
+    .batchSize(1000);
+  for await (const { recordingId } of walk) {
+    if (found.has(recordingId)) ids.push(recordingId);
+    if (ids.length > limit) break;
   }
-  return findPage(collections.meetings, keyset, query, request);
+  await walk.close();
+  const shown = ids.slice(0, limit);
+  const byId = new Map(
+    (await collections.meetings.find({ recordingId: { $in: shown } }).toArray()).map((m) => [
+      m.recordingId,
+      m,
+    ]),
+  );
+  const items = shown.flatMap((id) => byId.get(id) ?? []);
+  return { items, cursors: items.map((m) => keyset.cursorOf(m)), hasNextPage: ids.length > limit, limit };
+}
+
+/**
+ * A page in order of relevance: the scores are the search's, not stored, so the meetings the
+ * viewer may see among those found are ranked here (their ids and start times only) and the page
+ * is read by id.
+ */
+async function pageByRelevance(
+  collections: Collections,
+  keyset: Keyset,
+  query: Filter<MeetingDoc>,
+  found: Found,
+  after: unknown[] | undefined,
+  request: PageRequest,
+): Promise<Page<MeetingDoc>> {
+  const limit = pageSize(request.first);
+  const ranked = (
+    await collections.meetings
+      .find(query, { projection: { _id: 0, recordingId: 1, recordingStartTime: 1 } })
+      .toArray()
+  )
+    .filter((m) => found.has(m.recordingId))
+    .map((m) => ({
+      score: found.get(m.recordingId)!,
+      recordingStartTime: m.recordingStartTime,
+      recordingId: m.recordingId,
+    }))
+    .sort(byRelevance);
+  const from = after ? ranked.findIndex((row) => byRelevance(row, rankOf(after)) > 0) : 0;
+  const rows = from < 0 ? [] : ranked.slice(from, from + limit + 1);
+  const shown = rows.slice(0, limit);
+  const meetings = await collections.meetings
+    .find({ recordingId: { $in: shown.map((r) => r.recordingId) } })
+    .toArray();
+  const byId = new Map(meetings.map((m) => [m.recordingId, m]));
+  // A meeting removed between the two reads is left out.
+  const items = shown.filter((row) => byId.has(row.recordingId));
+  return {
+    items: items.map((row) => byId.get(row.recordingId)!),
+    cursors: items.map((row) => keyset.cursorOf(row)),
+    hasNextPage: rows.length > limit,
+    limit,
+  };
+}
+
+interface Ranked {
+  score: number;
+  recordingStartTime: Date;
+  recordingId: number;
+}
+
+const rankOf = ([score, recordingStartTime, recordingId]: unknown[]) =>
+  ({ score, recordingStartTime, recordingId }) as Ranked;
+
+/** Best match first; equal scores newest first, as the list is otherwise. */
+function byRelevance(a: Ranked, b: Ranked): number {
+  return (
+    b.score - a.score ||
+    b.recordingStartTime.getTime() - a.recordingStartTime.getTime() ||
+    b.recordingId - a.recordingId
+  );
 }
 
 /** A meeting by recording id, or null when it does not exist or the viewer may not see it. */

@@ -133,11 +133,19 @@ export class Keyset {
     return Buffer.from(JSON.stringify(body)).toString('base64url');
   }
 
+  /**
+   * The sort values of the row `cursor` points after, in the order's fields; undefined without
+   * one (or with another parent's). Throws for a cursor this list does not accept.
+   */
+  position(cursor: string | null | undefined): unknown[] | undefined {
+    const encoded = cursor ? this.decode(cursor) : undefined;
+    return encoded?.map((value, i) => decodeValue(value, this.order[i]![2]));
+  }
+
   /** The filter that selects the rows after `cursor`, or {} without one (or with another parent's). */
   after(cursor: string | null | undefined): Filter<Document> {
-    const encoded = cursor ? this.decode(cursor) : undefined;
-    if (!encoded) return {};
-    const values = encoded.map((value, i) => decodeValue(value, this.order[i]![2]));
+    const values = this.position(cursor);
+    if (!values) return {};
     // (a < x) or (a = x and b < y) or ... for descending fields; > for ascending.
     const branches = this.order.map(([field, direction], i) => {
       const branch: Document = {};

@@ -56,6 +56,24 @@ query MeetingPage($first: Int, $after: String) {
 
 const pagingVariables = JSON.stringify({ first: 3, after: null }, null, 2);
 
+const searchTab = `# Search: meetings where every word and "quoted phrase" was said (or
+# written in the title, summary or action items), and where: each edge's
+# matches give the place and, in a transcript, the moment and the speaker.
+# Words match by stem ("priced" finds "pricing"); -word excludes.
+# orderBy: RELEVANCE puts the best matches first (NEWEST is the default).
+query SearchMeetings($search: String!) {
+  meetings(filter: { search: $search }, orderBy: RELEVANCE, first: 5) {
+    edges {
+      node { recordingId title recordingStartTime }
+      matches(first: 3) { field snippet timestamp speaker }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`;
+
+const searchVariables = JSON.stringify({ search: 'pricing "walk you through"' }, null, 2);
+
 // A public IP literal: a host name is resolved when a webhook is registered, which fails on a
 // machine without DNS, and the egress guard refuses loopback and private addresses (unless
 // EGRESS_ALLOW_CIDRS opens them). 93.184.216.34 is the address the guard's tests use as public.
@@ -109,6 +127,7 @@ export function graphiqlOptions({ apiKey }: GraphiQLSetup): GraphiQLOptions {
     defaultTabs: [
       { query: meetingsTab(apiKey), headers },
       { query: pagingTab, variables: pagingVariables, headers },
+      { query: searchTab, variables: searchVariables, headers },
       { query: webhookTab, headers },
       { query: subscriptionTab, headers },
     ],

@@ -841,6 +841,57 @@ describe('every persona, every recording, every path', () => {
     expect(some.size).toBeLessThan(listed(dataset, admin.email).size);
   }, 60_000);
 
+  it('GraphQL meetings found by a search list what the oracle lists (words by stem, phrases, exclusions; GraphQL only)', async () => {
+    const titleWord = dataset.meetings[0]!.title.split(' ').find((w) => w.length > 5)!;
+    const searches: OracleFilter[] = [
+      { search: 'pricing' },
+      { search: 'PRICED' }, // the same stem, another case
+      { search: '"walk you through"' }, // a phrase of common words and one that is not
+      { search: 'pricing integration' }, // both must occur
+      { search: 'onboarding -pricing' },
+      { search: 'pricing', teams: ['Sales'] },
+      { search: titleWord },
+      { search: 'zyzzyva' },
+    ];
+    const diffs: string[] = [];
+    const jobs = active.flatMap((persona) =>
+      searches.flatMap((filter) =>
+        (['NEWEST', 'RELEVANCE'] as const).map((orderBy) => ({ persona, filter, orderBy })),
+      ),
+    );
+    await inParallel(jobs, 8, async ({ persona, filter, orderBy }) => {
+      const where = `${persona.label}: meetings ${JSON.stringify(filter)} by ${orderBy}`;
+      const ids: number[] = [];
+      let after: string | null = null;
+      do {
+        const res = await t.graphql(
+          `query($filter: MeetingFilter, $after: String) {
+            meetings(filter: $filter, orderBy: ${orderBy}, first: 7, after: $after) {
+              edges { node { recordingId } } pageInfo { hasNextPage endCursor } } }`,
+          { filter, after },
+          credentialOf(persona),
+        );
+        if (res.body.errors || !res.body.data?.meetings) {
+          diffs.push(`${where}: ${res.status} ${JSON.stringify(res.body.errors)}`);
+          return;
+        }
+        const { edges, pageInfo } = res.body.data.meetings;
+        ids.push(...edges.map((e: { node: { recordingId: number } }) => e.node.recordingId));
+        after = pageInfo.hasNextPage ? pageInfo.endCursor : null;
+      } while (after);
+      if (new Set(ids).size !== ids.length) diffs.push(`${where}: a meeting on two pages`);
+      diffs.push(...setDiffs(where, ids, listed(dataset, persona.email, filter)));
+    });
+    expect(diffs).toEqual([]);
+    // Not vacuous: each search but the last finds something for the admin, and less than everything.
+    const admin = active.find((p) => p.label === 'account admin')!;
+    const all = listed(dataset, admin.email).size;
+    for (const filter of searches.slice(0, -1)) {
+      const found = listed(dataset, admin.email, filter).size;
+      expect([filter, found > 0 && found < all]).toEqual([filter, true]);
+    }
+  }, 120_000);
+
   it('GraphQL meetings under every filter lists what the oracle lists, with the content fields', async () => {
     const diffs: string[] = [];
     const jobs = active.flatMap((persona) =>

@@ -3,7 +3,7 @@
  * level 2 (mongod's `profile` command; the embedded engine has it too) while this test does what
  * users do through both doors, as every demo persona: REST lists under each filter and include,
  * paging, detail, transcript and summary (also to a destination_url), the directory endpoints,
- * webhooks; GraphQL meetings with every lazy field and a second page, teams, users, meeting types,
+ * webhooks; GraphQL meetings with every lazy field and a second page, searches, teams, users, meeting types,
  * webhooks CRUD; the ingestion of recordings, the live feed, the delivery worker sending webhook
  * events and deliveries, the metrics' outbox gauges; on every request, the credential lookup and
  * the rate limiter. Then no profiled operation whose filter touches a collection may be a COLLSCAN:
@@ -174,6 +174,13 @@ describe('every query the app sends is served by an index', () => {
       await gql(p.label, page, { filter: { teams: ['Sales'], meetingType: 'Discovery Call' } });
       await gql(p.label, page, { filter: { recordedBy: [p.email], createdAfter: '2026-01-01T00:00:00Z' } });
       await gql(p.label, page, { filter: { attendees: [p.email, 'priya.raman@initech.test'] } });
+      await gql(p.label, page, { filter: { search: 'pricing "walk you through" -zyzzyva' } });
+      await gql(
+        p.label,
+        `query($filter: MeetingFilter) { meetings(first: 4, filter: $filter, orderBy: RELEVANCE) {
+          edges { node { recordingId } ${p.kind === 'connected_app' ? '' : 'matches { field snippet }'} } } }`,
+        { filter: { search: 'onboarding', teams: ['Sales'] } },
+      );
       const recordingId = first.meetings.edges[0]?.node.recordingId;
       if (recordingId !== undefined)
         await gql(p.label, `query($id: Int!) { meeting(recordingId: $id) { ${meetingFields} } }`, {

@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandCollection } from '../../src/db/connection.js';
 import type { TestApp } from '../support/app.js';
 import type { Receiver } from '../support/receiver.js';
-import { createWebhook, emailOf, ingest, recordingJson, SERVICE_TOKEN, startDeliveryTest } from './support.js';
+import {
+  createWebhook,
+  emailOf,
+  ingest,
+  recordingJson,
+  SERVICE_TOKEN,
+  startDeliveryTest,
+} from './support.js';
 
 const KEPT_MS = 2_000; // long enough that a slow machine does not see an entry expire between two ingestions
 const tom = 'team admin (Sales)';

@@ -14,7 +14,7 @@ import { testBrowser } from '../support/browser.js';
 
 const screenshotPath = '/tmp/graphiql.png';
 const adminKey = keyOf('account admin');
-const tabNames = ['RecentMeetings', 'MeetingPage', 'CreateWebhook', 'ContentReady'];
+const tabNames = ['RecentMeetings', 'MeetingPage', 'SearchMeetings', 'CreateWebhook', 'ContentReady'];
 
 /** What a Monaco editor shows, without line numbers; Monaco renders spaces as U+00A0. */
 async function textOf(editor: Locator): Promise<string> {

@@ -11,6 +11,7 @@
  *   (a meeting shared from another organisation has that organisation's types);
  * - an invitee without an email has no domain: it is neither internal nor external.
  */
+import { stem } from 'porter2';
 import type { Dataset } from '../../seeds/index.js';
 
 type User = Dataset['users'][number];
@@ -91,6 +92,45 @@ export interface OracleFilter {
   meetingType?: string;
   /** GraphQL only: an invitee's email, or a transcript speaker's matched email. */
   attendees?: string[];
+  /** GraphQL only: words and "phrases" that must all occur; -word excludes (see searchFinds). */
+  search?: string;
+}
+
+/**
+ * Whether a meeting's words hold the search, by the README's rule: every word (compared by its
+ * Porter2 stem) and every "quoted phrase" (as written, case aside) occurs in its title, summary,
+ * action items or transcript, and no -word does. The searches tested here use no common words
+ * ("the"), which the service ignores.
+ */
+export function searchFinds(meeting: Meeting, search: string): boolean {
+  const texts = [
+    meeting.title,
+    meeting.meeting_title ?? '',
+    meeting.default_summary?.markdown_formatted ?? '',
+    ...(meeting.action_items ?? []).map((a) => a.description),
+    ...(meeting.transcript ?? []).map((e) => e.text),
+  ];
+  const stems = new Set(
+    texts.flatMap((text) =>
+      text
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}']+/u)
+        .map((w) => stem(w)),
+    ),
+  );
+  const phrases = [...search.matchAll(/"([^"]+)"/g)].map(([, phrase]) => phrase!.toLowerCase());
+  const words = search
+    .replace(/"[^"]*"/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
+  return (
+    phrases.every((phrase) => texts.some((text) => text.toLowerCase().includes(phrase))) &&
+    words.every((word) =>
+      word.startsWith('-')
+        ? !stems.has(stem(word.slice(1).toLowerCase()))
+        : stems.has(stem(word.toLowerCase())),
+    )
+  );
 }
 
 /** Who attended: the calendar invitees' emails and the transcript speakers' matched ones. */
@@ -131,6 +171,7 @@ function matches(dataset: Dataset, viewer: User, meeting: Meeting, filter: Oracl
     const attended = attendeesOf(meeting);
     if (!filter.attendees.some((e) => attended.has(e.toLowerCase()))) return false;
   }
+  if (filter.search !== undefined && !searchFinds(meeting, filter.search)) return false;
   return true;
 }
 

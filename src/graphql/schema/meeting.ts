@@ -10,10 +10,11 @@ import { DomainError } from '../../domain/errors.js';
 import { findMeeting, listMeetings } from '../../domain/meetings.js';
 import { sharedWithOf } from '../../domain/sharing.js';
 import { builder } from '../builder.js';
-import { connectionOf, listType, pageArgs } from '../connection.js';
+import { connectionOf, pageArgs } from '../connection.js';
 import { type GraphQLContext, viewerOf } from '../context.js';
 import { contentFieldOf, selectedFieldNames } from '../selection.js';
 import { CrmMatches } from './crm.js';
+import { type MeetingEdge, MeetingOrder, matchesField, SearchMatch } from './search.js';
 
 export const DomainsTypeEnum = builder.enumType('CalendarInviteesDomainsType', {
   values: {
@@ -166,6 +167,11 @@ const MeetingFilter = builder.inputType('MeetingFilter', {
       description:
         'Meetings any of these people attended: a calendar invitee, or a transcript speaker matched to one. Not in the REST API.',
     }),
+    search: t.string({
+      required: false,
+      description:
+        'Meetings in which every word and "quoted phrase" occurs, in the title, summary, action items or transcript; -word or -"phrase" excludes. Words match by stem ("priced" finds "pricing"), case and accents aside; common words such as "the" are ignored. Each edge tells where it matched (matches). Not in the REST API.',
+    }),
   }),
 });
 
@@ -181,20 +187,52 @@ function refuseListedContentForApps(context: GraphQLContext, info: GraphQLResolv
     throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include summary.');
   if (selected.has('transcript'))
     throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include transcript.');
+  // Matches quote summaries and transcripts.
+  if (selectedFieldNames(info, ['edges']).has('matches'))
+    throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include search matches.');
 }
 
-const MeetingList = listType('QueryMeetingsConnection', Meeting);
+const MeetingList = builder.connectionObject(
+  { type: Meeting, name: 'QueryMeetingsConnection' },
+  {
+    name: 'QueryMeetingsConnectionEdge',
+    fields: (t) => ({
+      matches: t.field({
+        type: [SearchMatch],
+        nullable: true,
+        description: matchesField.description,
+        args: {
+          first: t.arg.int({ defaultValue: 3, required: true, description: matchesField.firstDescription }),
+        },
+        // Edges of this list carry the search (below).
+        resolve: (edge, { first }, context) => matchesField.resolve(edge as MeetingEdge, first, context),
+      }),
+    }),
+  },
+);
 
 builder.queryFields((t) => ({
   meetings: t.field({
     type: MeetingList,
     description:
       'Meetings you may see, newest first (by recording start). Pages of 10 by default, at most 100.',
-    args: { ...pageArgs(), filter: t.arg({ type: MeetingFilter, required: false }) },
+    args: {
+      ...pageArgs(),
+      filter: t.arg({ type: MeetingFilter, required: false }),
+      orderBy: t.arg({ type: MeetingOrder, defaultValue: 'newest', required: true }),
+    },
     resolve: async (_root, args, context, info) => {
       refuseListedContentForApps(context, info);
-      const page = await listMeetings(context.collections, viewerOf(context), args.filter ?? {}, args);
-      return connectionOf(page);
+      const page = await listMeetings(
+        context.collections,
+        viewerOf(context),
+        args.filter ?? {},
+        args,
+        args.orderBy,
+      );
+      const connection = connectionOf(page);
+      const edges: MeetingEdge[] = connection.edges.map((edge) => ({ ...edge, search: page.search }));
+      return { ...connection, edges };
     },
   }),
   meeting: t.field({

@@ -1,0 +1,167 @@
+/**
+ * Finding meetings by what was said in them. Each word or phrase of a search is looked up with
+ * `$text` in the text index of every collection that holds a meeting's words (titles, summaries,
+ * action items, transcripts), and a meeting is found when each of them occurs somewhere in it:
+ * MongoDB's `$text` alone would find meetings with any one of the words. What is found is only a
+ * set of recording ids; which of them the viewer may see is decided by the meetings query it
+ * narrows, like every other filter (meetings.ts), so a search tells nobody anything about a
+ * meeting they may not see.
+ *
+ * The index tells which meetings match, not where: `matchesIn` finds the places in the content
+ * with the index's own rules (search-terms.ts), for the page shown.
+ */
+import type { Collection, Document } from 'mongodb';
+import type { Collections } from '../db/collections.js';
+import type { ActionItemJson, SummaryJson, TranscriptEntryJson } from './content.js';
+import { clausesIn, folded, type Search, type SearchClause, stemsOf } from './search-terms.js';
+
+export type SearchField = 'title' | 'summary' | 'actionItem' | 'transcript';
+
+/** The collections with a text index (db/collections.ts), and which field of a meeting each holds. */
+const sources = [
+  ['meetings', 'title'],
+  ['summaries', 'summary'],
+  ['actionItems', 'actionItem'],
+  ['transcripts', 'transcript'],
+] as const satisfies readonly (readonly [keyof Collections, SearchField])[];
+
+/** Recording ids with their relevance (the sum of the text scores of each clause in each field). */
+export type Found = Map<number, number>;
+
+/**
+ * The recordings in which every required clause of `search` occurs and no excluded one does,
+ * across all organisations: the caller narrows them to what a viewer may see.
+ */
+export async function findRecordings(collections: Collections, search: Search): Promise<Found> {
+  const [required, excluded] = await Promise.all([
+    Promise.all(search.required.map((clause) => recordingsWith(collections, clause))),
+    Promise.all(search.excluded.map((clause) => recordingsWith(collections, clause))),
+  ]);
+  // Start from the rarest clause: the intersection can only shrink.
+  required.sort((a, b) => a.size - b.size);
+  const found: Found = new Map(required[0]);
+  for (const [id, score] of found) {
+    let total = score;
+    for (const other of required.slice(1)) {
+      const more = other.get(id);
+      if (more === undefined) {
+        total = Number.NaN;
+        break;
+      }
+      total += more;
+    }
+    if (Number.isNaN(total) || excluded.some((hits) => hits.has(id))) found.delete(id);
+    else found.set(id, total);
+  }
+  return found;
+}
+
+/** The recordings `clause` occurs in, in any field. */
+async function recordingsWith(collections: Collections, clause: SearchClause): Promise<Found> {
+  const found: Found = new Map();
+  await Promise.all(
+    sources.map(async ([name]) => {
+      const collection = collections[name] as unknown as Collection<Document>;
+      const hits = await collection
+        .find(
+          { $text: { $search: clause.search } },
+          { projection: { _id: 0, recordingId: 1, score: { $meta: 'textScore' } } },
+        )
+        .toArray();
+      for (const { recordingId, score } of hits)
+        found.set(recordingId, (found.get(recordingId) ?? 0) + score);
+    }),
+  );
+  return found;
+}
+
+/** Where a search matched a meeting: a sentence of its transcript, say, and when it was said. */
+export interface SearchMatch {
+  field: SearchField;
+  /** The matching text, cut to about SNIPPET_LENGTH characters around the first match. */
+  snippet: string;
+  /** Position in the recording (HH:MM:SS) of a transcript sentence or action item. */
+  timestamp: string | null;
+  /** Who said it, for a transcript sentence. */
+  speaker: string | null;
+}
+
+/** What of a meeting a search looks into; content the meeting does not have is absent. */
+export interface SearchedContent {
+  title: string;
+  meetingTitle: string | null;
+  summary?: SummaryJson | null;
+  actionItems?: ActionItemJson[] | null;
+  transcript?: TranscriptEntryJson[] | null;
+}
+
+export const SNIPPET_LENGTH = 160;
+
+interface Candidate extends SearchMatch {
+  text: string;
+  clauses: SearchClause[];
+  order: number;
+}
+
+/**
+ * The places in `content` where the search's words or phrases occur, best first: those with
+ * the most of them, then titles, summary, action items and transcript in that order, each in
+ * the order of the recording.
+ */
+export function matchesIn(search: Search, content: SearchedContent, first: number): SearchMatch[] {
+  const candidates: Candidate[] = [];
+  const consider = (field: SearchField, text: string, timestamp: string | null, speaker: string | null) => {
+    const clauses = clausesIn(text, search.required);
+    if (clauses.length > 0)
+      candidates.push({ field, snippet: '', text, timestamp, speaker, clauses, order: candidates.length });
+  };
+  consider('title', content.title, null, null);
+  if (content.meetingTitle && content.meetingTitle !== content.title)
+    consider('title', content.meetingTitle, null, null);
+  for (const line of content.summary?.markdown_formatted.split('\n') ?? []) {
+    const text = line.replace(/^\s*(?:#+|[-*+]|\d+\.)\s*/, '').trim();
+    if (text) consider('summary', text, null, null);
+  }
+  for (const item of content.actionItems ?? [])
+    consider('actionItem', item.description, item.recording_timestamp, null);
+  for (const entry of content.transcript ?? [])
+    consider('transcript', entry.text, entry.timestamp, entry.speaker.display_name);
+  return candidates
+    .sort((a, b) => b.clauses.length - a.clauses.length || a.order - b.order)
+    .slice(0, first)
+    .map(({ field, text, clauses, timestamp, speaker }) => ({
+      field,
+      snippet: snippetOf(text, clauses),
+      timestamp,
+      speaker,
+    }));
+}
+
+/** `text`, or a window of it around where the first of `clauses` occurs. */
+function snippetOf(text: string, clauses: readonly SearchClause[]): string {
+  if (text.length <= SNIPPET_LENGTH) return text;
+  const at = Math.max(0, firstOccurrence(text, clauses));
+  let start = Math.max(0, at - SNIPPET_LENGTH / 3);
+  let end = Math.min(text.length, start + SNIPPET_LENGTH);
+  start = Math.max(0, end - SNIPPET_LENGTH);
+  // Whole words only.
+  if (start > 0) start = text.indexOf(' ', start) + 1 || start;
+  if (end < text.length) end = text.lastIndexOf(' ', end) > start ? text.lastIndexOf(' ', end) : end;
+  return `${start > 0 ? '…' : ''}${text.slice(start, end).trim()}${end < text.length ? '…' : ''}`;
+}
+
+function firstOccurrence(text: string, clauses: readonly SearchClause[]): number {
+  const stems = new Set(clauses.filter((c) => c.kind === 'word').map((c) => c.key));
+  let first = Number.POSITIVE_INFINITY;
+  for (const clause of clauses) {
+    if (clause.kind === 'phrase') {
+      const at = folded(text).indexOf(clause.key);
+      if (at >= 0) first = Math.min(first, at);
+    }
+  }
+  for (const word of text.matchAll(/[\p{L}\p{N}\p{M}']+/gu)) {
+    if (word.index >= first) break;
+    if (stemsOf(word[0]).some((s) => stems.has(s))) return word.index;
+  }
+  return Number.isFinite(first) ? first : 0;
+}
