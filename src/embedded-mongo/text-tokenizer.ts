@@ -1,0 +1,140 @@
+// mongod's text tokenizer (textIndexVersion 3) for the languages the engine offers: English (stop
+// words left out, words stemmed with Porter2, the Snowball English stemmer mongod uses) and `none`
+// (words as they are). A word is lower-cased, checked against the stop words, stemmed, and only
+// then stripped of diacritics, in mongod's order.
+import { stem } from 'porter2';
+import { CommandError, ErrorCode } from './errors.js';
+import { ENGLISH_STOP_WORDS } from './text-stop-words.js';
+import { asciiDelimiters, foldString, isWideDelimiter } from './text-unicode.js';
+
+export type TextLanguage = 'english' | 'none';
+
+/** The languages mongod knows, by name and ISO code (case-insensitive), in canonical form. */
+const MONGOD_LANGUAGES: Record<string, string> = {
+  none: 'none',
+  da: 'danish',
+  nl: 'dutch',
+  en: 'english',
+  fi: 'finnish',
+  fr: 'french',
+  de: 'german',
+  hu: 'hungarian',
+  it: 'italian',
+  nb: 'norwegian',
+  pt: 'portuguese',
+  ro: 'romanian',
+  ru: 'russian',
+  es: 'spanish',
+  sv: 'swedish',
+  tr: 'turkish',
+};
+const CANONICAL = new Set(Object.values(MONGOD_LANGUAGES));
+
+/**
+ * A language name as the engine takes it: english or none; `other` for one mongod knows and the
+ * engine does not stem (refused, see notOfferedLanguage); undefined for one mongod refuses too.
+ */
+export function lookUpLanguage(name: string): TextLanguage | 'other' | undefined {
+  const lower = name.toLowerCase();
+  const canonical = MONGOD_LANGUAGES[lower] ?? (CANONICAL.has(lower) ? lower : undefined);
+  if (canonical === undefined) return undefined;
+  return canonical === 'english' || canonical === 'none' ? canonical : 'other';
+}
+
+export function notOfferedLanguage(name: string): CommandError {
+  return new CommandError(
+    ErrorCode.NotImplemented,
+    `text search in language "${name}" is not supported by the embedded engine (only english and none)`,
+  );
+}
+
+export interface TokenOptions {
+  /** Leave out stop words (the index and a search's terms do; matching a document does not). */
+  stopWords: boolean;
+  caseSensitive: boolean;
+  diacriticSensitive: boolean;
+}
+
+export const INDEX_TOKENS: TokenOptions = {
+  stopWords: true,
+  caseSensitive: false,
+  diacriticSensitive: false,
+};
+
+const LOWER = { caseFold: true, stripDiacritics: false };
+const STRIP = { caseFold: false, stripDiacritics: true };
+
+/** The term a word gives, or null for a stop word. */
+function termOf(word: string, english: boolean, options: TokenOptions): string | null {
+  // Stop words are lower-case and keep their diacritics.
+  const lower = foldString(word, LOWER);
+  if (options.stopWords && english && ENGLISH_STOP_WORDS.has(lower)) return null;
+  let term = options.caseSensitive ? word : lower;
+  if (english) term = stem(term);
+  return options.diacriticSensitive ? term : foldString(term, STRIP);
+}
+
+/** Terms of the index's own options by word: a transcript says the same words again and again. */
+const termCaches: Record<TextLanguage, Map<string, string | null>> = { english: new Map(), none: new Map() };
+const TERM_CACHE_SIZE = 100_000;
+
+function cachedTermOf(word: string, language: TextLanguage): string | null {
+  const cache = termCaches[language];
+  let term = cache.get(word);
+  if (term === undefined) {
+    term = termOf(word, language === 'english', INDEX_TOKENS);
+    if (cache.size >= TERM_CACHE_SIZE) cache.clear();
+    cache.set(word, term);
+  }
+  return term;
+}
+
+/**
+ * Calls `emit` with the terms of `text` in order. Returns whether the text is plain (ASCII without
+ * `^` or `` ` ``), which lets phrase matching skip folding it.
+ */
+export function tokenize(
+  text: string,
+  language: TextLanguage,
+  options: TokenOptions,
+  emit: (term: string) => void,
+): boolean {
+  const english = language === 'english';
+  const ascii = asciiDelimiters(english);
+  const indexOptions = options === INDEX_TOKENS;
+  const n = text.length;
+  let plain = true;
+  let i = 0;
+  // Each step reads one code point: `width` code units, delimiter or not.
+  let width = 1;
+  const delimiterAt = (at: number): boolean => {
+    const c = text.charCodeAt(at);
+    width = 1;
+    if (c < 128) {
+      if (c === 0x5e || c === 0x60) plain = false;
+      return ascii[c] === 1;
+    }
+    plain = false;
+    let cp = c;
+    if (c >= 0xd800 && c <= 0xdbff && at + 1 < n) {
+      const low = text.charCodeAt(at + 1);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        cp = (c - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
+        width = 2;
+      }
+    }
+    return isWideDelimiter(cp);
+  };
+  while (i < n && delimiterAt(i)) i += width;
+  while (i < n) {
+    const start = i;
+    i += width;
+    while (i < n && !delimiterAt(i)) i += width;
+    const word = text.slice(start, i);
+    if (i < n) i += width;
+    while (i < n && delimiterAt(i)) i += width;
+    const term = indexOptions ? cachedTermOf(word, language) : termOf(word, english, options);
+    if (term !== null) emit(term);
+  }
+  return plain;
+}
