@@ -5,11 +5,11 @@
 import { CommandError, ErrorCode } from './errors.js';
 import { toDouble } from './numbers.js';
 import {
-  INDEX_TOKENS,
+  type IndexTerm,
   lookUpLanguage,
   notOfferedLanguage,
   type TextLanguage,
-  tokenize,
+  tokenizeForIndex,
 } from './text-tokenizer.js';
 import { type Document, isPlainObject } from './values.js';
 
@@ -113,8 +113,24 @@ export interface DocumentTerms {
   plain: boolean;
 }
 
-// Per-string scratch for scoring: term → [count, frequency].
-const counts = new Map<string, [number, number]>();
+// Scoring scratch: the string being scored, its terms (their counters in IndexTerm) and tokens.
+let stamp = 0;
+const seen: IndexTerm[] = [];
+let tokens = 0;
+
+/** Counts one occurrence: the n-th occurrence of a term adds 1 / 2^(n-1) to its frequency. */
+function count(term: IndexTerm): void {
+  if (term.stamp !== stamp) {
+    term.stamp = stamp;
+    term.count = 1;
+    term.frequency = 1;
+    seen.push(term);
+  } else {
+    term.frequency += 1 / 2 ** term.count;
+    term.count++;
+  }
+  tokens++;
+}
 
 export class TextSpec {
   /** Weighted paths in lexicographic order, as mongod's weight map. */
@@ -245,19 +261,11 @@ export class TextSpec {
     const scores = new Map<string, number>();
     let plain = true;
     this.forEachText(doc, (text, weight, language) => {
-      counts.clear();
-      let tokens = 0;
-      // The n-th occurrence of a term adds 1 / 2^(n-1) to its frequency.
-      const stringPlain = tokenize(text, language, INDEX_TOKENS, (term) => {
-        const seen = counts.get(term);
-        if (seen) {
-          seen[1] += 1 / 2 ** seen[0];
-          seen[0]++;
-        } else counts.set(term, [1, 1]);
-        tokens++;
-      });
-      plain &&= stringPlain;
-      for (const [term, [count, frequency]] of counts) {
+      stamp++;
+      seen.length = 0;
+      tokens = 0;
+      plain = tokenizeForIndex(text, language, count) && plain;
+      for (const { term, count, frequency } of seen) {
         const coefficient = (0.5 * count) / tokens + 0.5;
         // A string that is exactly its one term is worth a little more.
         const adjustment = text.length === term.length && text.toLowerCase() === term ? 1.1 : 1;

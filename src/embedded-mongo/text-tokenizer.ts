@@ -74,19 +74,97 @@ function termOf(word: string, english: boolean, options: TokenOptions): string |
   return options.diacriticSensitive ? term : foldString(term, STRIP);
 }
 
-/** Terms of the index's own options by word: a transcript says the same words again and again. */
-const termCaches: Record<TextLanguage, Map<string, string | null>> = { english: new Map(), none: new Map() };
+/**
+ * A term of the index, with scratch counters for scoring one string at a time (text-spec.ts):
+ * the index's words map to these records, so scoring a word costs one lookup.
+ */
+export interface IndexTerm {
+  readonly term: string;
+  /** The string being scored when the counters were last reset. */
+  stamp: number;
+  count: number;
+  frequency: number;
+}
+
+/** Index terms by word (null: a stop word): a transcript says the same words again and again. */
+const indexTerms: Record<TextLanguage, Map<string, IndexTerm | null>> = {
+  english: new Map(),
+  none: new Map(),
+};
 const TERM_CACHE_SIZE = 100_000;
 
-function cachedTermOf(word: string, language: TextLanguage): string | null {
-  const cache = termCaches[language];
-  let term = cache.get(word);
-  if (term === undefined) {
-    term = termOf(word, language === 'english', INDEX_TOKENS);
+function indexTermOf(word: string, language: TextLanguage): IndexTerm | null {
+  const cache = indexTerms[language];
+  let entry = cache.get(word);
+  if (entry === undefined) {
+    const term = termOf(word, language === 'english', INDEX_TOKENS);
+    entry = term === null ? null : { term, stamp: -1, count: 0, frequency: 0 };
     if (cache.size >= TERM_CACHE_SIZE) cache.clear();
-    cache.set(word, term);
+    cache.set(word, entry);
   }
-  return term;
+  return entry;
+}
+
+/** The width in code units of the code point above ASCII at `at`, negative for a delimiter. */
+function wideWidth(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  let cp = c;
+  let width = 1;
+  if (c >= 0xd800 && c <= 0xdbff && at + 1 < text.length) {
+    const low = text.charCodeAt(at + 1);
+    if (low >= 0xdc00 && low <= 0xdfff) {
+      cp = (c - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
+      width = 2;
+    }
+  }
+  return isWideDelimiter(cp) ? -width : width;
+}
+
+/** Set by scanWords: whether the text it read was plain (ASCII without `^` or `` ` ``). */
+let scannedPlain = true;
+
+/** Calls `word` with each word of `text` (the runs between delimiters). */
+function scanWords(text: string, english: boolean, word: (value: string) => void): void {
+  const ascii = asciiDelimiters(english);
+  const n = text.length;
+  let plain = true;
+  let i = 0;
+  while (i < n) {
+    // Delimiters up to the next word (ASCII inline: this runs for every character indexed)...
+    for (;;) {
+      if (i >= n) {
+        scannedPlain = plain;
+        return;
+      }
+      const c = text.charCodeAt(i);
+      if (c < 128) {
+        if (ascii[c] === 0) break;
+        if (c === 0x5e || c === 0x60) plain = false;
+        i++;
+      } else {
+        plain = false;
+        const w = wideWidth(text, i);
+        if (w > 0) break;
+        i -= w;
+      }
+    }
+    // ...then the word, up to the next delimiter.
+    const start = i;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c < 128) {
+        if (ascii[c] === 1) break;
+        i++;
+      } else {
+        plain = false;
+        const w = wideWidth(text, i);
+        if (w < 0) break;
+        i += w;
+      }
+    }
+    word(text.slice(start, i));
+  }
+  scannedPlain = plain;
 }
 
 /**
@@ -100,41 +178,23 @@ export function tokenize(
   emit: (term: string) => void,
 ): boolean {
   const english = language === 'english';
-  const ascii = asciiDelimiters(english);
-  const indexOptions = options === INDEX_TOKENS;
-  const n = text.length;
-  let plain = true;
-  let i = 0;
-  // Each step reads one code point: `width` code units, delimiter or not.
-  let width = 1;
-  const delimiterAt = (at: number): boolean => {
-    const c = text.charCodeAt(at);
-    width = 1;
-    if (c < 128) {
-      if (c === 0x5e || c === 0x60) plain = false;
-      return ascii[c] === 1;
-    }
-    plain = false;
-    let cp = c;
-    if (c >= 0xd800 && c <= 0xdbff && at + 1 < n) {
-      const low = text.charCodeAt(at + 1);
-      if (low >= 0xdc00 && low <= 0xdfff) {
-        cp = (c - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000;
-        width = 2;
-      }
-    }
-    return isWideDelimiter(cp);
-  };
-  while (i < n && delimiterAt(i)) i += width;
-  while (i < n) {
-    const start = i;
-    i += width;
-    while (i < n && !delimiterAt(i)) i += width;
-    const word = text.slice(start, i);
-    if (i < n) i += width;
-    while (i < n && delimiterAt(i)) i += width;
-    const term = indexOptions ? cachedTermOf(word, language) : termOf(word, english, options);
+  scanWords(text, english, (word) => {
+    const term = termOf(word, english, options);
     if (term !== null) emit(term);
-  }
-  return plain;
+  });
+  return scannedPlain;
+}
+
+/** tokenize with the index's options, giving each term's record; `emit` is made once by its caller. */
+export function tokenizeForIndex(
+  text: string,
+  language: TextLanguage,
+  emit: (term: IndexTerm) => void,
+): boolean {
+  const english = language === 'english';
+  scanWords(text, english, (word) => {
+    const term = indexTermOf(word, language);
+    if (term !== null) emit(term);
+  });
+  return scannedPlain;
 }
