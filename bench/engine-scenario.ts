@@ -8,7 +8,8 @@
  *   pre-generated, two batches in flight (documents per second, with every index the app keeps);
  * - at 100,000 the app's own meeting-list queries (the commands the service sent for real
  *   requests, replayed as they were) and a range + sort + limit are timed in engine CPU, and an
- *   indexed lookup is timed while another client runs the heaviest of those list queries.
+ *   indexed lookup is timed while another client runs the heaviest of those list queries;
+ * - last, text search over 5,000 long transcripts in a database of their own (engine-text.ts).
  */
 import { BSON, type Document, MongoClient } from 'mongodb';
 import { connectDatabase } from '../src/db/connection.js';
@@ -24,6 +25,7 @@ import {
   keepCounterAhead,
   loadBenchDataset,
 } from './dataset.js';
+import { runTextSearchCase, textSearchTargets } from './engine-text.js';
 import { Child } from './ipc.js';
 import { fetchOnce, type LoadRequest, percentile, runLoad } from './load.js';
 import type { EngineScenarioReport, TargetCheck } from './report.js';
@@ -332,15 +334,31 @@ export async function runEngineScenario(
         `(${latencies.length} lookups, ${listQueriesRun} list queries; idle p50 ${idle.p50.toFixed(2)} ms)`,
     );
 
+    // ------------------------------------------------------------ text search
+    // Building the index over 5.5 million entries holds the engine for seconds: generous timeouts.
+    const texts = await new MongoClient(uri, {
+      maxPoolSize: 1,
+      connectTimeoutMS: 600_000,
+      socketTimeoutMS: 0,
+    }).connect();
+    let textSearch: EngineScenarioReport['textSearch'];
+    try {
+      textSearch = await runTextSearchCase(texts.db('text-search'), () => engine.stats(), log);
+      await texts.db('text-search').dropDatabase();
+    } finally {
+      await texts.close();
+    }
+
     const report: EngineScenarioReport = {
       sizes: { small: opts.small, large: opts.large, full: opts.full },
       restList: { small, large, ratio: large.rps / small.rps },
       inserts,
       listQueries,
       rangeSortLimit,
+      textSearch,
       lookupUnderLoad,
     };
-    return { report, targets: engineTargets(report), problems };
+    return { report, targets: [...engineTargets(report), ...textSearchTargets(textSearch)], problems };
   } finally {
     await client?.close();
     for (const child of children.reverse()) await child.stop().catch(() => {});

@@ -30,6 +30,16 @@ export interface ScenarioReport {
   results: Partial<Record<Target, Measurement>>;
 }
 
+/** The engine scenario's text search case (bench/engine-text.ts). */
+export interface TextSearchReport {
+  transcripts: number;
+  entries: number;
+  /** Engine RSS and heap in MB before the index was built and after. */
+  memory: { rssBefore: number; rssAfter: number; heapBefore: number; heapAfter: number };
+  buildSeconds: number;
+  queries: { name: string; results: number; engineMs: number; p50: number }[];
+}
+
 /** The engine scenario's figures (bench/engine-scenario.ts). */
 export interface EngineScenarioReport {
   sizes: { small: number; large: number; full: number };
@@ -53,6 +63,8 @@ export interface EngineScenarioReport {
     unbounded?: string;
   }[];
   rangeSortLimit: { engineMs: number; p50: number; plan: string };
+  /** Text search over 5,000 long transcripts (bench/engine-text.ts). */
+  textSearch?: TextSearchReport;
   lookupUnderLoad: {
     heaviest: string;
     idle: { p50: number; p99: number };
@@ -247,7 +259,20 @@ function formatEngineScenario(e: EngineScenarioReport): string {
       `p99 ${fixed(l.loaded.p99, 2)} ms, max ${fixed(l.loaded.max, 1)} ms (${l.loaded.lookups} lookups, ${l.loaded.listQueries} list queries)`,
     `  batched inserts (two batches of 1,000 in flight): ${fixed(e.inserts.docsPerSecond, 0)} meeting documents/s (engine CPU ${fixed(e.inserts.engineMsPerThousand, 0)} ms per 1,000), ${fixed(e.inserts.contentDocsPerSecond, 0)} content documents/s`,
     `  REST list: ${fixed(e.restList.small.rps)} req/s at ${e.sizes.small}, ${fixed(e.restList.large.rps)} req/s at ${e.sizes.large} (${fixed(e.restList.ratio, 2)}x)`,
+    ...(e.textSearch ? formatTextSearch(e.textSearch) : []),
   ].join('\n');
+}
+
+function formatTextSearch(t: TextSearchReport): string[] {
+  const m = t.memory;
+  return [
+    `  text index on ${t.transcripts} transcripts (${t.entries} entries): built in ${fixed(t.buildSeconds)} s, ` +
+      `engine RSS ${fixed(m.rssBefore, 0)} → ${fixed(m.rssAfter, 0)} MB, heap ${fixed(m.heapBefore, 0)} → ${fixed(m.heapAfter, 0)} MB`,
+    ...t.queries.map(
+      (q) =>
+        `  $text ${q.name}: ${q.results} found, engine ${fixed(q.engineMs, 1)} ms, round trip p50 ${fixed(q.p50, 1)} ms`,
+    ),
+  ];
 }
 
 /** Side by side: scenario by scenario and target by target, what changed from `a` to `b`. */

@@ -4,6 +4,7 @@ import type { Document } from './values.js';
 export const ErrorCode = {
   InternalError: 1,
   BadValue: 2,
+  NoSuchKey: 4,
   FailedToParse: 9,
   Unauthorized: 13,
   TypeMismatch: 14,
@@ -16,6 +17,7 @@ export const ErrorCode = {
   MaxTimeMSExpired: 50,
   NamespaceExists: 48,
   InvalidIdField: 53,
+  CannotCreateIndex: 67,
   CommandNotFound: 59,
   ImmutableField: 66,
   InvalidOptions: 72,

@@ -59,7 +59,14 @@ export function validateKeyPattern(key: unknown): asserts key is Document {
     throw new CommandError(ErrorCode.BadValue, 'Index keys cannot be an empty field.');
   }
   for (const [field, dir] of Object.entries(key)) {
-    if (field === '' || field.startsWith('$') || field.endsWith('.') || field.includes('..')) {
+    // `$**` only as a text index's wildcard (all strings of the document).
+    const wildcardText = field === '$**' && dir === 'text';
+    if (
+      field === '' ||
+      (field.startsWith('$') && !wildcardText) ||
+      field.endsWith('.') ||
+      field.includes('..')
+    ) {
       throw new CommandError(ErrorCode.BadValue, `Index key contains an illegal field name: '${field}'`);
     }
     const direction = toDouble(dir); // 1, 1.0 (pymongo sends doubles), Long(1)...
@@ -178,7 +185,7 @@ export class Index {
   readonly sparse: boolean;
   /** Per field: whether some document gave it several keys (an array), as mongod's multikeyPaths. */
   readonly multikey: boolean[];
-  private readonly partial: ((doc: Document) => boolean) | undefined;
+  protected readonly partial: ((doc: Document) => boolean) | undefined;
   /** Unique indexes only: record ids by key, to find a duplicate without a tree walk. */
   private entries = new Map<string, Postings>();
   private readonly tree;
@@ -276,6 +283,14 @@ export class Index {
       if (this.unique) removePosting(this.entries, key.key, seq);
       this.tree.delete({ values: key.values, seq });
     }
+  }
+
+  /**
+   * Whether a replacement of `before` by `after` certainly leaves this index's keys alone, known
+   * without making them: only worth asking where keys are costly (text indexes).
+   */
+  keysUnchanged(_before: Document, _after: Document): boolean {
+    return false;
   }
 
   /** For unique indexes: the first key already owned by another record. */
@@ -393,6 +408,9 @@ export function sameIndexOptions(a: IndexSpec, b: IndexSpec): boolean {
     (a.sparse === true) === (b.sparse === true) &&
     keyString(a.partialFilterExpression) === keyString(b.partialFilterExpression) &&
     keyString(a.expireAfterSeconds) === keyString(b.expireAfterSeconds) &&
-    keyString(a.collation) === keyString(b.collation)
+    keyString(a.collation) === keyString(b.collation) &&
+    keyString(a.weights) === keyString(b.weights) &&
+    a.default_language === b.default_language &&
+    a.language_override === b.language_override
   );
 }

@@ -45,6 +45,8 @@ export function planSignature(node: PlanNode): string {
       return `COLLSCAN ${node.direction}`;
     case 'IXSCAN':
       return `IXSCAN ${node.index.name} ${node.direction}`;
+    case 'TEXT':
+      return `TEXT ${node.index.name}`;
     case 'OR':
     case 'SORT_MERGE':
       return `${node.stage}(${node.inputs.map(planSignature).join(',')})`;

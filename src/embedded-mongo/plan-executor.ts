@@ -6,14 +6,25 @@ import { compileFilter, type Matcher } from './filter.js';
 import { compareKeyValues, type ScanStats } from './indexes.js';
 import type { MingoExtras } from './mingo.js';
 import { cachedPlan, forgetPlan, planSignature, queryShape, rememberPlan } from './plan-cache.js';
-import { type Candidate, candidatePlans, explainPlan, type PlanNode, type SortKey } from './planner.js';
+import {
+  type Candidate,
+  candidatePlans,
+  explainPlan,
+  type PlanNode,
+  type SortKey,
+  sortPattern,
+} from './planner.js';
 import { parseSort, sortMatches } from './query.js';
 import type { Collection } from './storage.js';
+import { textFilterOf } from './text-query.js';
+import { textScoreUnavailable } from './text-score.js';
 import type { Document } from './values.js';
 
 export interface Match {
   seq: number;
   doc: Document;
+  /** A `$text` search's score of the document. */
+  score?: number;
 }
 
 export interface ExecutionStats extends ScanStats {
@@ -117,7 +128,18 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
         if (match) all.push(match);
         yield undefined;
       }
-      yield* sortMatches(all, Object.fromEntries(node.sort.map((k) => [k.path, k.dir])));
+      yield* sortMatches(all, sortPattern(node.sort));
+      return;
+    }
+    case 'TEXT': {
+      const scores = node.index.candidates(node.search.terms, stats);
+      const textMatch = node.index.matcher(node.search);
+      for (const [seq, score] of scores) {
+        const doc = coll.docs.get(seq);
+        if (!doc) continue;
+        stats.docsExamined++;
+        yield textMatch(seq, doc) && matcher.test(doc) ? { seq, doc, score } : undefined;
+      }
       return;
     }
     default:
@@ -154,10 +176,12 @@ const TRIAL_WORKS = 10_000;
  * matches in the plan's order).
  */
 export function runQuery(coll: Collection | undefined, request: QueryRequest): QueryResult {
-  const matcher = compileFilter(request.filter, request.extras);
+  const text = textFilterOf(request.filter);
+  const matcher = compileFilter(text ? text.residual : request.filter, request.extras);
   const stats = (): ExecutionStats => ({ keysExamined: 0, docsExamined: 0 });
   const parsed = parseSort(request.sort);
   const sort: SortKey[] = parsed?.keys ?? [];
+  if (!text && sort.some((k) => k.textScore)) throw textScoreUnavailable();
   const skip = request.skip ?? 0;
   const limit = request.limit ?? 0;
   if (!coll) {
@@ -169,6 +193,7 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
     sort,
     natural: parsed && sort.length === 0 ? parsed.natural : undefined,
     hint: request.hint,
+    text,
   });
   const wanted = limit > 0 ? skip + limit : Number.POSITIVE_INFINITY;
   const runs = candidates.map((plan) => {

@@ -3,6 +3,7 @@
 // SORT_MERGE, SORT, COLLSCAN). plan-executor.ts runs them and picks the winner by a trial.
 // Index bounds only narrow the documents looked at: every fetched document is checked against the
 // whole filter, so a plan can be loose but never wrong.
+import { CommandError, ErrorCode } from './errors.js';
 import {
   compareKeyValues,
   FULL_INTERVAL,
@@ -14,11 +15,15 @@ import {
   TypeEdge,
 } from './indexes.js';
 import type { Collection } from './storage.js';
+import { TextIndex } from './text-index.js';
+import { parseTextSearch, type TextFilter, type TextSearch } from './text-query.js';
 import { compareValues, type Document, isNumeric, isPlainObject, keyString, typeOrder } from './values.js';
 
 export interface SortKey {
   path: string;
   dir: 1 | -1;
+  /** By `{$meta: "textScore"}` (from high to low). */
+  textScore?: boolean;
 }
 
 export type PlanNode =
@@ -27,7 +32,9 @@ export type PlanNode =
   | { stage: 'OR'; inputs: PlanNode[] }
   | { stage: 'SORT_MERGE'; sort: SortKey[]; inputs: PlanNode[] }
   | { stage: 'FETCH'; input: PlanNode }
-  | { stage: 'SORT'; sort: SortKey[]; input: PlanNode };
+  | { stage: 'SORT'; sort: SortKey[]; input: PlanNode }
+  /** A `$text` search: the text index's postings, then its documents (mongod's TEXT_MATCH). */
+  | { stage: 'TEXT'; index: TextIndex; search: TextSearch; residual: Document };
 
 /** A filter split into the conditions on single fields (after flattening `$and`) and its `$or`s. */
 interface Conjunction {
@@ -280,7 +287,8 @@ export interface Candidate {
 }
 
 function finish(access: PlanNode, sorted: boolean, sort: SortKey[]): Candidate {
-  const fetched: PlanNode = access.stage === 'COLLSCAN' ? access : { stage: 'FETCH', input: access };
+  const fetches = access.stage === 'COLLSCAN' || access.stage === 'TEXT';
+  const fetched: PlanNode = fetches ? access : { stage: 'FETCH', input: access };
   if (sort.length === 0 || sorted) return { root: fetched, sorted: true };
   return { root: { stage: 'SORT', sort, input: fetched }, sorted: false };
 }
@@ -291,6 +299,27 @@ export interface PlanRequest {
   /** `$natural` direction when the sort or hint asks for one: a collection scan. */
   natural?: 1 | -1;
   hint?: unknown;
+  /** The filter's `$text`: always answered from the text index. */
+  text?: TextFilter;
+}
+
+/** The plan of a `$text` query: mongod has no other for it. */
+function textPlan(coll: Collection, request: PlanRequest, text: TextFilter): Candidate {
+  const index = [...coll.indexes.values()].find((i) => i instanceof TextIndex);
+  if (!index) throw new CommandError(ErrorCode.IndexNotFound, 'text index required for $text query');
+  const hint = request.hint;
+  if (
+    hint !== undefined &&
+    hint !== null &&
+    hint !== index.name &&
+    keyString(hint) !== keyString(index.spec.key)
+  )
+    throw new CommandError(
+      ErrorCode.BadValue,
+      `a $text query can only use the text index (${index.name}), not the hinted one`,
+    );
+  const search = parseTextSearch(text.params, index.text.defaultLanguage);
+  return finish({ stage: 'TEXT', index, search, residual: text.residual }, false, request.sort);
 }
 
 /**
@@ -299,6 +328,7 @@ export interface PlanRequest {
  */
 export function candidatePlans(coll: Collection, request: PlanRequest): Candidate[] {
   const { sort } = request;
+  if (request.text) return [textPlan(coll, request, request.text)];
   const conj = conjunctionOf(request.filter);
   const indexes = plannable(coll);
   const hint = request.hint;
@@ -385,7 +415,43 @@ function formatBounds(index: Index, bounds: Interval[][], direction: 1 | -1): Do
   return out;
 }
 
-const sortPattern = (sort: SortKey[]): Document => Object.fromEntries(sort.map((k) => [k.path, k.dir]));
+/** A sort as its spec: `{a: 1, score: {$meta: "textScore"}}`. */
+export const sortPattern = (sort: SortKey[]): Document =>
+  Object.fromEntries(sort.map((k) => [k.path, k.textScore ? { $meta: 'textScore' } : k.dir]));
+
+/** mongod's shape of a text plan: TEXT_MATCH over FETCH over one index scan per term. */
+function explainText(node: Extract<PlanNode, { stage: 'TEXT' }>): Document {
+  const { index, search, residual } = node;
+  const scans = search.terms.map(() => ({
+    stage: 'IXSCAN',
+    keyPattern: index.spec.key,
+    indexName: index.name,
+    isMultiKey: true,
+    isUnique: false,
+    isSparse: false,
+    isPartial: index.isPartial,
+    indexVersion: 2,
+    direction: 'backward',
+    indexBounds: {},
+  }));
+  return {
+    stage: 'TEXT_MATCH',
+    indexPrefix: {},
+    indexName: index.name,
+    parsedTextQuery: {
+      terms: [...search.positive].sort(),
+      negatedTerms: [...search.negated].sort(),
+      phrases: search.phrases,
+      negatedPhrases: search.negatedPhrases,
+    },
+    textIndexVersion: 3,
+    inputStage: {
+      stage: 'FETCH',
+      ...(Object.keys(residual).length > 0 ? { filter: residual } : {}),
+      inputStage: scans.length === 1 ? scans[0] : { stage: 'TEXT_OR', inputStages: scans },
+    },
+  };
+}
 
 /** A plan in the shape of explain's `queryPlanner.winningPlan`; `filter` is shown on FETCH / COLLSCAN. */
 export function explainPlan(node: PlanNode, filter: Document): Document {
@@ -423,6 +489,8 @@ export function explainPlan(node: PlanNode, filter: Document): Document {
         sortPattern: sortPattern(node.sort),
         inputStages: node.inputs.map((n) => explainPlan(n, {})),
       };
+    case 'TEXT':
+      return explainText(node);
     case 'SORT':
       return {
         stage: 'SORT',

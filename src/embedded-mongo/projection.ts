@@ -6,6 +6,7 @@ import { Query } from 'mingo/query';
 import { badValue, toCommandError } from './errors.js';
 import { type MingoExtras, mingoOptions } from './mingo.js';
 import { toDouble } from './numbers.js';
+import { isTextScoreMeta, textScoreUnavailable } from './text-score.js';
 import { cloneValue, type Document, isNumeric, isPlainObject } from './values.js';
 
 type Transform = (doc: Document) => Document;
@@ -97,16 +98,29 @@ function fieldsOnly(spec: Document): Transform | undefined {
 
 /**
  * Compiles a find-style projection into a per-document transform (documents are copied first).
- * Positional projections (`"arr.$": 1`) need the query, which is passed as `filter`.
+ * Positional projections (`"arr.$": 1`) need the query, which is passed as `filter`; fields of
+ * `{$meta: "textScore"}` take `textScore(doc)`, there for a `$text` query, and come last.
  */
 export function compileProjection(
   projection: unknown,
   filter?: Document,
   extras?: MingoExtras,
+  textScore?: (doc: Document) => number | undefined,
 ): Transform | undefined {
   if (projection === undefined || projection === null) return undefined;
   if (!isPlainObject(projection)) throw badValue('projection must be an object');
   if (Object.keys(projection).length === 0) return undefined;
+  const scored = Object.keys(projection).filter((path) => isTextScoreMeta(projection[path]));
+  if (scored.length > 0) {
+    if (!textScore) throw textScoreUnavailable();
+    const rest = Object.fromEntries(Object.entries(projection).filter(([path]) => !scored.includes(path)));
+    const base = compileProjection(rest, filter, extras);
+    return (doc) => {
+      const out = base ? base(doc) : cloneValue(doc);
+      for (const path of scored) out[path] = textScore(doc);
+      return out;
+    };
+  }
   const spec: Document = {};
   const slices: Array<[string, number | [number, number]]> = [];
   for (const [path, value] of Object.entries(projection)) {

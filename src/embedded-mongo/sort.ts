@@ -1,9 +1,11 @@
 // Sorting with mongod's semantics, for find and for the aggregation `$sort` stage.
 import { badValue } from './errors.js';
 import { toDouble } from './numbers.js';
+import { isTextScoreMeta } from './text-score.js';
 import { compareValues, type Document, EMPTY_ARRAY, isPlainObject, MISSING, pathValues } from './values.js';
 
-type SortKey = { path: string; dir: 1 | -1 };
+/** `textScore`: `{$meta: "textScore"}`, the score of a `$text` search, from high to low. */
+type SortKey = { path: string; dir: 1 | -1; textScore?: boolean };
 
 /** Validates a sort spec; returns null for "natural order", or the list of keys. */
 export function parseSort(spec: unknown): { keys: SortKey[]; natural: 1 | -1 } | null {
@@ -12,6 +14,10 @@ export function parseSort(spec: unknown): { keys: SortKey[]; natural: 1 | -1 } |
   const keys: SortKey[] = [];
   let natural: 1 | -1 = 1;
   for (const [path, raw] of Object.entries(spec)) {
+    if (isTextScoreMeta(raw)) {
+      keys.push({ path, dir: -1, textScore: true });
+      continue;
+    }
     if (isPlainObject(raw)) throw badValue(`$meta sort by ${JSON.stringify(raw)} is not supported`);
     const dir = toDouble(raw) ?? Number(raw);
     if (dir !== 1 && dir !== -1) {
@@ -46,14 +52,14 @@ function sortValue(doc: Document, path: string, dir: 1 | -1): unknown {
 }
 
 /** Stable sort with mongod semantics (arrays sort by their min/max element, missing == null). */
-export function sortMatches<T extends { doc: Document }>(items: T[], spec: unknown): T[] {
+export function sortMatches<T extends { doc: Document; score?: number }>(items: T[], spec: unknown): T[] {
   const parsed = parseSort(spec);
   if (!parsed) return items;
   if (parsed.keys.length === 0) return parsed.natural === -1 ? items.slice().reverse() : items;
   const base = parsed.natural === -1 ? items.slice().reverse() : items;
   const decorated = base.map((item) => ({
     item,
-    keys: parsed.keys.map((k) => sortValue(item.doc, k.path, k.dir)),
+    keys: parsed.keys.map((k) => (k.textScore ? item.score : sortValue(item.doc, k.path, k.dir))),
   }));
   decorated.sort((a, b) => {
     for (let i = 0; i < parsed.keys.length; i++) {

@@ -15,6 +15,8 @@ import {
   sameIndexOptions,
   validateKeyPattern,
 } from './indexes.js';
+import { TextIndex } from './text-index.js';
+import { isTextKeyPattern, normalizeTextSpec } from './text-spec.js';
 import { type Document, isPlainObject, keyString, pathValues } from './values.js';
 
 export function validateDbName(name: string): void {
@@ -105,6 +107,7 @@ export class Collection {
     if (!old) throw new CommandError(ErrorCode.InternalError, `record ${seq} vanished`);
     const changes: Array<{ index: Index; oldKeys: IndexKey[]; newKeys: IndexKey[] }> = [];
     for (const index of this.indexes.values()) {
+      if (index.keysUnchanged(old, doc)) continue;
       const oldKeys = index.keysFor(old);
       const newKeys = index.keysFor(doc);
       if (sameKeys(oldKeys, newKeys)) continue;
@@ -173,6 +176,15 @@ export class Collection {
         );
       }
     }
+    const text = isTextKeyPattern(spec.key);
+    // mongod keeps one text index per collection: any other would be a second definition of it.
+    const otherText = text && [...this.indexes.values()].find((index) => index instanceof TextIndex);
+    if (otherText) {
+      throw new CommandError(
+        ErrorCode.IndexOptionsConflict,
+        `An equivalent index already exists with a different name and options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(otherText.spec)}`,
+      );
+    }
     let partial: ((doc: Document) => boolean) | undefined;
     if (spec.partialFilterExpression !== undefined) {
       if (!isPlainObject(spec.partialFilterExpression)) {
@@ -181,7 +193,7 @@ export class Collection {
       const matcher = compileFilter(spec.partialFilterExpression);
       partial = (doc) => matcher.test(doc);
     }
-    const index = new Index(spec, partial);
+    const index = text ? new TextIndex(spec, partial) : new Index(spec, partial);
     for (const [seq, doc] of this.docs) {
       const keys = index.keysFor(doc);
       const conflict = index.conflict(keys, seq);
@@ -269,7 +281,7 @@ export function normalizeIndexSpec(raw: Document): IndexSpec {
   if (name === ID_INDEX_NAME && keyString(spec.key) !== keyString({ _id: 1 })) {
     throw new CommandError(ErrorCode.BadValue, "The index name '_id_' is reserved for the _id index");
   }
-  return spec;
+  return isTextKeyPattern(spec.key) ? (normalizeTextSpec(spec) as IndexSpec) : spec;
 }
 
 export class Database {

@@ -95,6 +95,11 @@ describe('pymongo', () => {
     expect(seen.regex).toEqual([1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
   });
 
+  it('searches a text index, best score first', () => {
+    // "a short meeting" (2 terms) scores above "the meetings ran long" (3 terms, "the" a stop word).
+    expect(seen.text).toEqual([2, 1]);
+  });
+
   it('refuses a misspelt command field, and round-trips ObjectIds', () => {
     expect(seen.unknown_field).toBe(40415);
     expect(seen.oid).toBe(true);

@@ -11,7 +11,7 @@ import sys
 from bson import ObjectId, SON
 from bson.decimal128 import Decimal128
 from bson.int64 import Int64
-from pymongo import ASCENDING, DESCENDING, MongoClient, ReturnDocument, UpdateOne, InsertOne, DeleteOne
+from pymongo import ASCENDING, DESCENDING, TEXT, MongoClient, ReturnDocument, UpdateOne, InsertOne, DeleteOne
 from pymongo.errors import DuplicateKeyError, OperationFailure
 
 client = MongoClient(sys.argv[1], serverSelectionTimeoutMS=5000)
@@ -78,6 +78,12 @@ try:
     out["unknown_field"] = None
 except OperationFailure as e:
     out["unknown_field"] = e.code
+
+# Text search: a text index, $text, and the score to sort by.
+db.notes.create_index([("body", TEXT)], weights={"body": 2})
+db.notes.insert_many([{"_id": 1, "body": "the meetings ran long"}, {"_id": 2, "body": "a short meeting"}, {"_id": 3, "body": "lunch"}])
+scored = db.notes.find({"$text": {"$search": "meeting"}}, {"score": {"$meta": "textScore"}}).sort([("score", {"$meta": "textScore"})])
+out["text"] = [d["_id"] for d in scored]
 
 # ObjectIds round-trip.
 oid = ObjectId()

@@ -127,6 +127,38 @@ describe('embedded engine with a data directory', () => {
     expect(ns.map((d) => d.n)).toEqual([1, 2, 3]);
   });
 
+  it('keeps a text index: its definition, and searches over documents written before the restart', async () => {
+    const dir = dataDir();
+    const first = await start(dir);
+    const notes = first.client.db('app').collection<any>('notes');
+    await notes.createIndex(
+      { title: 'text', 'entries.text': 'text' },
+      { name: 'search', weights: { title: 10 }, default_language: 'english', language_override: 'lang' },
+    );
+    await notes.insertMany([
+      { _id: 1, title: 'Roadmap', entries: [{ text: 'we discussed the launch' }] },
+      { _id: 2, title: 'Launch', entries: [{ text: 'launches happen on Fridays' }] },
+      { _id: 3, title: 'Other', entries: [{ text: 'nothing relevant' }] },
+    ]);
+    await notes.updateOne({ _id: 3 }, { $set: { 'entries.0.text': 'a late launch' } });
+    await notes.deleteOne({ _id: 1 });
+    const search = (client: MongoClient) =>
+      client
+        .db('app')
+        .collection<any>('notes')
+        .find({ $text: { $search: 'launching' } }, { projection: { score: { $meta: 'textScore' } } })
+        .sort({ score: { $meta: 'textScore' } })
+        .toArray();
+    const before = await search(first.client);
+    expect(before.map((d) => d._id)).toEqual([2, 3]);
+    const indexes = await notes.listIndexes().toArray();
+    for (const resource of opened.splice(0)) await resource.close();
+
+    const second = await start(dir);
+    expect(await second.client.db('app').collection('notes').listIndexes().toArray()).toEqual(indexes);
+    expect(await search(second.client)).toEqual(before);
+  });
+
   it('refuses a second engine on a directory in use, with a message naming it', async () => {
     const dir = dataDir();
     await start(dir);

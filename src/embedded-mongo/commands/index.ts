@@ -8,7 +8,7 @@ import { checkCommandFields } from './fields.js';
 import { handshakeCommands } from './handshake.js';
 import { finishProfile, profileCommands, startProfile } from './profile.js';
 import { readCommands } from './read.js';
-import { refuseUnsupported, textSearchRefusal } from './unsupported.js';
+import { refuseUnsupported } from './unsupported.js';
 import { writeCommands } from './write.js';
 
 export type { CommandContext, CommandHandler, ConnectionInfo } from './context.js';
@@ -71,9 +71,9 @@ function runCommand(name: string | undefined, body: Document, ctx: CommandContex
     if (!('ok' in reply)) reply.ok = 1;
     return reply;
   } catch (err) {
-    // The matcher knows no $text: answer as mongod does for a collection it cannot search.
+    // $text reaches the matcher only where a query cannot have one (a partial index filter...).
     if (err instanceof Error && err.message.includes('unknown top level operator: $text')) {
-      return textSearchRefusal(ctx.engine, ctx.dbName, body[name ?? '']).toReply();
+      return new CommandError(ErrorCode.BadValue, '$text is not allowed in this context').toReply();
     }
     return toCommandError(err).toReply();
   }

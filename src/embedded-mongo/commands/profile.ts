@@ -110,6 +110,7 @@ function leaves(node: PlanNode): string[] {
     case 'COLLSCAN':
       return ['COLLSCAN'];
     case 'IXSCAN':
+    case 'TEXT':
       return [`IXSCAN ${keyPatternString(node.index.spec.key)}`];
     case 'OR':
     case 'SORT_MERGE':

@@ -4,6 +4,15 @@ import { CommandError, ErrorCode, failedToParse } from '../errors.js';
 import { explainQuery, type QueryRequest, runQuery } from '../plan-executor.js';
 import { compileProjection, runPipeline } from '../query.js';
 import { Collection, type Engine } from '../storage.js';
+import { textFilterOf } from '../text-query.js';
+import {
+  pipelineUsesTextScore,
+  projectsTextScore,
+  TEXT_SCORE_FIELD,
+  textScoreUnavailable,
+  withoutTextScoreField,
+  withTextScoreField,
+} from '../text-score.js';
 import {
   cloneValue,
   compareValues,
@@ -42,11 +51,15 @@ const find: CommandHandler = (cmd, ctx) => {
   }
   const batchSize = nonNegative(cmd, 'batchSize', optionalInteger(cmd, 'batchSize'));
   const extras = variables ? { variables } : {};
-  const transform = compileProjection(projection, filter, extras);
+  // A $text query's scores, by document, for a projection of {$meta: "textScore"}.
+  const scores =
+    textFilterOf(filter) && projectsTextScore(projection) ? new Map<Document, number>() : undefined;
+  const transform = compileProjection(projection, filter, extras, scores && ((doc) => scores.get(doc)));
   const coll = ctx.engine.collection(ctx.dbName, name);
   checkHint(coll, cmd.hint);
   const request: QueryRequest = { filter, sort, skip, limit, hint: cmd.hint, extras };
   const result = runQuery(coll, request);
+  if (scores) for (const m of result.matches) scores.set(m.doc, m.score ?? 0);
   ctx.profile?.plan(result, request);
   const docs = result.matches.map((m) => m.doc);
   checkDeadline(ctx);
@@ -223,8 +236,14 @@ const aggregate: CommandHandler = (cmd, ctx) => {
   }
   const batchSize = cursorBatchSize(cmd);
   const variables = optionalDocument(cmd, 'let');
+  for (const stage of pipeline.slice(1)) {
+    if (isPlainObject(stage.$match) && textFilterOf(stage.$match))
+      throw new CommandError(17313, '$match with $text is only allowed as the first pipeline stage');
+  }
   let input: Document[] = [];
   let stages = pipeline;
+  /** Whether the stages read the score of the $text search (see text-score.ts). */
+  let scored = false;
   let ns: string;
   if (typeof target === 'string') {
     const name = collectionArg(cmd, ctx);
@@ -239,8 +258,13 @@ const aggregate: CommandHandler = (cmd, ctx) => {
       if (explain) return explainPipeline(coll, ns, pushed, 'queryPlanner');
       const result = runQuery(coll, pushed.request);
       ctx.profile?.plan(result, pushed.request);
-      input = result.matches.map((m) => m.doc);
       stages = pushed.rest;
+      scored = pipelineUsesTextScore(stages);
+      if (scored && !textFilterOf(pushed.request.filter)) throw textScoreUnavailable();
+      input = scored
+        ? result.matches.map((m) => ({ ...m.doc, [TEXT_SCORE_FIELD]: m.score }))
+        : result.matches.map((m) => m.doc);
+      if (scored) stages = withTextScoreField(stages);
     }
     checkDeadline(ctx);
   } else if (target === 1) {
@@ -261,10 +285,11 @@ const aggregate: CommandHandler = (cmd, ctx) => {
     const op = Object.keys(stage)[0]!;
     if (op === '$out') throw new CommandError(40601, '$out can only be the final stage in the pipeline');
   }
-  const results = runPipeline(input, stages, {
+  const run = runPipeline(input, stages, {
     collectionResolver: resolverFor(ctx.engine, ctx.dbName),
     ...(variables ? { variables } : {}),
   });
+  const results = scored ? withoutTextScoreField(run) : run;
   checkDeadline(ctx);
   if (outTarget !== undefined) {
     writeOut(ctx.engine, ctx.dbName, outTarget, results);

@@ -2,7 +2,6 @@
 // ignored (the README lists them). NotImplemented (238) where a real mongod would do the work;
 // mongod's own refusal where a standalone mongod refuses too.
 import { CommandError, ErrorCode } from '../errors.js';
-import type { Engine } from '../storage.js';
 import { type Document, isPlainObject } from '../values.js';
 
 function notOffered(what: string): CommandError {
@@ -60,16 +59,4 @@ export function refuseUnsupported(name: string, cmd: Document): void {
       if (refusal) throw refusal;
     }
   }
-}
-
-/**
- * `$text` is not offered. Like mongod, a collection without a text index answers IndexNotFound;
- * with one, the engine still cannot search it.
- */
-export function textSearchRefusal(engine: Engine, dbName: string, collection: unknown): CommandError {
-  const coll = typeof collection === 'string' ? engine.collection(dbName, collection) : undefined;
-  for (const index of coll?.indexes.values() ?? []) {
-    if (Object.values(index.spec.key).includes('text')) return notOffered('$text search');
-  }
-  return new CommandError(ErrorCode.IndexNotFound, 'text index required for $text query');
 }
