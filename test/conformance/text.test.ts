@@ -188,7 +188,7 @@ describe('$caseSensitive and $diacriticSensitive', () => {
       { _id: 1, body: 'Coffee at the Café' },
       { _id: 2, body: 'coffee at the cafe' },
     ]);
-    const find = async (text: Document) =>
+    const find = async (text: { $search: string; $caseSensitive?: boolean; $diacriticSensitive?: boolean }) =>
       (await c.find({ $text: text }).sort({ _id: 1 }).toArray()).map((d) => d._id);
     expect(await find({ $search: 'coffee' })).toEqual([1, 2]);
     expect(await find({ $search: 'Coffee', $caseSensitive: true })).toEqual([1]);
