@@ -180,6 +180,24 @@ describe('$text in English', () => {
   });
 });
 
+describe('$caseSensitive and $diacriticSensitive', () => {
+  it('keep the case or the accents of the search words', async () => {
+    const c = coll('text_sensitive');
+    await c.createIndex({ body: 'text' });
+    await c.insertMany([
+      { _id: 1, body: 'Coffee at the Café' },
+      { _id: 2, body: 'coffee at the cafe' },
+    ]);
+    const find = async (text: { $search: string; $caseSensitive?: boolean; $diacriticSensitive?: boolean }) =>
+      (await c.find({ $text: text }).sort({ _id: 1 }).toArray()).map((d) => d._id);
+    expect(await find({ $search: 'coffee' })).toEqual([1, 2]);
+    expect(await find({ $search: 'Coffee', $caseSensitive: true })).toEqual([1]);
+    expect(await find({ $search: 'café', $diacriticSensitive: true })).toEqual([1]);
+    expect(await find({ $search: 'cafe', $diacriticSensitive: true })).toEqual([2]);
+    expect(await find({ $search: '"the cafe"', $diacriticSensitive: true })).toEqual([2]);
+  });
+});
+
 describe('textScore', () => {
   const name = 'text_scores';
   beforeAll(async () => {
