@@ -847,7 +847,7 @@ describe('every persona, every recording, every path', () => {
       { search: 'pricing' },
       { search: 'PRICED' }, // the same stem, another case
       { search: '"walk you through"' }, // a phrase of common words and one that is not
-      { search: 'pricing integration' }, // both must occur
+      { search: 'pricing seats' }, // both must occur
       { search: 'onboarding -pricing' },
       { search: 'pricing', teams: ['Sales'] },
       { search: titleWord },
