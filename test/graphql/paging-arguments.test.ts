@@ -13,9 +13,9 @@ afterAll(() => t.close());
 
 const admin = keyOf('account admin');
 
-/** Arguments a list takes besides paging: what it is filtered by. */
+/** Arguments a list takes besides paging: what it is filtered and ordered by. */
 const filterArgs: Record<string, string[]> = {
-  'Query.meetings': ['filter'],
+  'Query.meetings': ['filter', 'orderBy'],
   'Query.users': ['filter'],
   'Query.teamMembers': ['team'],
 };
@@ -30,7 +30,7 @@ const introspection = /* GraphQL */ `{
 }`;
 
 describe('connections page forward only', () => {
-  it('every connection field takes exactly first and after (and its filters)', async () => {
+  it('every connection field takes exactly first and after (and its filters and order)', async () => {
     const res = await t.graphql(introspection);
     expect(res.body.errors).toBeUndefined();
     const connectionFields: Record<string, string[]> = {};
