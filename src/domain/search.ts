@@ -25,17 +25,24 @@ const sources = [
   ['transcripts', 'transcript'],
 ] as const satisfies readonly (readonly [keyof Collections, SearchField])[];
 
-/** Recording ids with their relevance (the sum of the text scores of each clause in each field). */
+/**
+ * Recording ids with their relevance (the sum of the text scores of each clause in each field),
+ * or 0 when the caller did not ask for scores.
+ */
 export type Found = Map<number, number>;
 
 /**
  * The recordings in which every required clause of `search` occurs and no excluded one does,
  * across all organisations: the caller narrows them to what a viewer may see.
  */
-export async function findRecordings(collections: Collections, search: Search): Promise<Found> {
+export async function findRecordings(
+  collections: Collections,
+  search: Search,
+  scored: boolean,
+): Promise<Found> {
   const [required, excluded] = await Promise.all([
-    Promise.all(search.required.map((clause) => recordingsWith(collections, clause))),
-    Promise.all(search.excluded.map((clause) => recordingsWith(collections, clause))),
+    Promise.all(search.required.map((clause) => recordingsWith(collections, clause, scored))),
+    Promise.all(search.excluded.map((clause) => recordingsWith(collections, clause, false))),
   ]);
   // Start from the rarest clause: the intersection can only shrink.
   required.sort((a, b) => a.size - b.size);
@@ -57,16 +64,27 @@ export async function findRecordings(collections: Collections, search: Search): 
 }
 
 /** The recordings `clause` occurs in, in any field. */
-async function recordingsWith(collections: Collections, clause: SearchClause): Promise<Found> {
+async function recordingsWith(
+  collections: Collections,
+  clause: SearchClause,
+  scored: boolean,
+): Promise<Found> {
   const found: Found = new Map();
+  const filter = { $text: { $search: clause.search } };
   await Promise.all(
     sources.map(async ([name]) => {
       const collection = collections[name] as unknown as Collection<Document>;
+      if (!scored) {
+        // One array of ids: far less to encode and decode than a document per hit.
+        for (const id of await collection.distinct('recordingId', filter)) found.set(id, 0);
+        return;
+      }
       const hits = await collection
-        .find(
-          { $text: { $search: clause.search } },
-          { projection: { _id: 0, recordingId: 1, score: { $meta: 'textScore' } } },
-        )
+        .find(filter, {
+          projection: { _id: 0, recordingId: 1, score: { $meta: 'textScore' } },
+          // All in the first batch: a getMore per collection would add a round trip each.
+          batchSize: 100_000,
+        })
         .toArray();
       for (const { recordingId, score } of hits)
         found.set(recordingId, (found.get(recordingId) ?? 0) + score);
@@ -110,22 +128,14 @@ interface Candidate extends SearchMatch {
  */
 export function matchesIn(search: Search, content: SearchedContent, first: number): SearchMatch[] {
   const candidates: Candidate[] = [];
-  const consider = (field: SearchField, text: string, timestamp: string | null, speaker: string | null) => {
+  let complete = 0;
+  for (const [field, text, timestamp, speaker] of placesIn(content)) {
     const clauses = clausesIn(text, search.required);
-    if (clauses.length > 0)
-      candidates.push({ field, snippet: '', text, timestamp, speaker, clauses, order: candidates.length });
-  };
-  consider('title', content.title, null, null);
-  if (content.meetingTitle && content.meetingTitle !== content.title)
-    consider('title', content.meetingTitle, null, null);
-  for (const line of content.summary?.markdown_formatted.split('\n') ?? []) {
-    const text = line.replace(/^\s*(?:#+|[-*+]|\d+\.)\s*/, '').trim();
-    if (text) consider('summary', text, null, null);
+    if (clauses.length === 0) continue;
+    candidates.push({ field, snippet: '', text, timestamp, speaker, clauses, order: candidates.length });
+    // Nothing later can rank above `first` places that have the whole search: stop reading.
+    if (clauses.length === search.required.length && ++complete === first) break;
   }
-  for (const item of content.actionItems ?? [])
-    consider('actionItem', item.description, item.recording_timestamp, null);
-  for (const entry of content.transcript ?? [])
-    consider('transcript', entry.text, entry.timestamp, entry.speaker.display_name);
   return candidates
     .sort((a, b) => b.clauses.length - a.clauses.length || a.order - b.order)
     .slice(0, first)
@@ -135,6 +145,23 @@ export function matchesIn(search: Search, content: SearchedContent, first: numbe
       timestamp,
       speaker,
     }));
+}
+
+/** The texts of a meeting in the order matches are shown: titles, summary lines, action items, transcript. */
+function* placesIn(
+  content: SearchedContent,
+): Generator<[SearchField, string, timestamp: string | null, speaker: string | null]> {
+  yield ['title', content.title, null, null];
+  if (content.meetingTitle && content.meetingTitle !== content.title)
+    yield ['title', content.meetingTitle, null, null];
+  for (const line of content.summary?.markdown_formatted.split('\n') ?? []) {
+    const text = line.replace(/^\s*(?:#+|[-*+]|\d+\.)\s*/, '').trim();
+    if (text) yield ['summary', text, null, null];
+  }
+  for (const item of content.actionItems ?? [])
+    yield ['actionItem', item.description, item.recording_timestamp, null];
+  for (const entry of content.transcript ?? [])
+    yield ['transcript', entry.text, entry.timestamp, entry.speaker.display_name];
 }
 
 /** `text`, or a window of it around where the first of `clauses` occurs. */

@@ -6,6 +6,7 @@
  */
 import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commandCollection } from '../../src/db/connection.js';
 import { IDS_SENT_AT_MOST } from '../../src/domain/meetings.js';
 import { emailOf, ingest, recordingJson, startDeliveryTest } from '../delivery/support.js';
 import { keyOf, type TestApp } from '../support/app.js';
@@ -217,14 +218,13 @@ describe('search', () => {
     const { commands } = await t.countCommands(() =>
       search(recorder, { filter: { search: 'quokka' }, matches: 5 }),
     );
-    const finds = (collection: string) =>
-      commands.filter((c) => c.commandName === 'find' && c.command.find === collection).length;
+    const reads = (collection: string) => commands.filter((c) => commandCollection(c) === collection).length;
     // One text query per searched collection, then one read per content kind for the page.
     expect({
-      meetings: finds('meetings'),
-      transcripts: finds('transcripts'),
-      summaries: finds('summaries'),
-      actionItems: finds('actionItems'),
+      meetings: reads('meetings'),
+      transcripts: reads('transcripts'),
+      summaries: reads('summaries'),
+      actionItems: reads('actionItems'),
     }).toEqual({ meetings: 2, transcripts: 2, summaries: 2, actionItems: 2 });
   });
 });
