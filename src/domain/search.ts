@@ -63,6 +63,9 @@ export async function findRecordings(
   return found;
 }
 
+/** mongod's codes for a distinct answer over 16 MiB (17217) and a document too large (10334). */
+const TOO_BIG = new Set<unknown>([17217, 10334]);
+
 /** The recordings `clause` occurs in, in any field. */
 async function recordingsWith(
   collections: Collections,
@@ -75,8 +78,16 @@ async function recordingsWith(
     sources.map(async ([name]) => {
       const collection = collections[name] as unknown as Collection<Document>;
       if (!scored) {
-        // One array of ids: far less to encode and decode than a document per hit.
-        for (const id of await collection.distinct('recordingId', filter)) found.set(id, 0);
+        // One array of ids: far less to encode and decode than a document per hit, unless it
+        // would pass a reply's 16 MiB (hundreds of thousands of hits): then a cursor of them.
+        const ids = await collection.distinct('recordingId', filter).catch((error: unknown) => {
+          if (!TOO_BIG.has((error as { code?: unknown }).code)) throw error;
+          return collection
+            .find(filter, { projection: { _id: 0, recordingId: 1 } })
+            .map((d) => d.recordingId)
+            .toArray();
+        });
+        for (const id of ids) found.set(id, 0);
         return;
       }
       const hits = await collection

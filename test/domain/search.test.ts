@@ -1,7 +1,8 @@
 /** Reading a search, and finding where in a meeting it matched (the snippets GraphQL returns). */
 import { describe, expect, it } from 'vitest';
+import type { Collections } from '../../src/db/collections.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { matchesIn, type SearchedContent, SNIPPET_LENGTH } from '../../src/domain/search.js';
+import { findRecordings, matchesIn, type SearchedContent, SNIPPET_LENGTH } from '../../src/domain/search.js';
 import { parseSearch } from '../../src/domain/search-terms.js';
 
 const refused = (search: string) => {
@@ -114,5 +115,42 @@ describe('matchesIn', () => {
     expect(match!.snippet).toMatch(/^….*budget was approved today.*…$/);
     expect(match!.snippet).not.toMatch(/^…\S*\s?$/);
     expect(text).toContain(match!.snippet.slice(1, -1));
+  });
+});
+
+describe('findRecordings', () => {
+  /** A collection whose text search finds `ids`, and whose distinct answers `distinct` (or fails). */
+  const collection = (ids: number[], distinct: () => Promise<number[]>) => ({
+    distinct,
+    find: () => ({
+      map: (f: (d: { recordingId: number }) => number) => ({
+        toArray: async () => ids.map((id) => f({ recordingId: id })),
+      }),
+    }),
+  });
+  const tooBig = () =>
+    Promise.reject(Object.assign(new Error('distinct too big, 16mb cap'), { code: 17217 }));
+
+  it('reads the ids through a cursor when their distinct array would pass 16 MiB', async () => {
+    const collections = {
+      meetings: collection([1], async () => [1]),
+      summaries: collection([], async () => []),
+      actionItems: collection([], async () => []),
+      transcripts: collection([1, 2, 3], tooBig),
+    } as unknown as Collections;
+    expect([...(await findRecordings(collections, parseSearch('pricing'), false)).keys()].sort()).toEqual([
+      1, 2, 3,
+    ]);
+  });
+
+  it('lets any other failure through', async () => {
+    const down = () => Promise.reject(Object.assign(new Error('not primary'), { code: 10107 }));
+    const collections = {
+      meetings: collection([], down),
+      summaries: collection([], down),
+      actionItems: collection([], down),
+      transcripts: collection([], down),
+    } as unknown as Collections;
+    await expect(findRecordings(collections, parseSearch('pricing'), false)).rejects.toThrow('not primary');
   });
 });
