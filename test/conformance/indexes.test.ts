@@ -1,6 +1,6 @@
-import { MongoBulkWriteError, MongoServerError } from 'mongodb';
+import { MongoBulkWriteError } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTarget, type Target } from './target.js';
+import { connectTarget, rejection, type Target } from './target.js';
 
 let target: Target;
 
@@ -13,17 +13,6 @@ afterAll(async () => {
 });
 
 const coll = (name: string) => target.db.collection(name);
-
-async function rejection(promise: Promise<unknown>): Promise<MongoServerError> {
-  const err = await promise.then(
-    () => {
-      throw new Error('expected the operation to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(MongoServerError);
-  return err as MongoServerError;
-}
 
 describe('index management', () => {
   it('createIndex is idempotent and listIndexes always includes _id_', async () => {

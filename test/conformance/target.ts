@@ -1,7 +1,8 @@
 // Connects the conformance suite to its target: a real MongoDB when MONGODB_URI is set, otherwise
 // the embedded engine. Tests only use the driver's public API so both targets behave the same.
 import { randomBytes } from 'node:crypto';
-import { type Db, MongoClient } from 'mongodb';
+import { type Db, MongoClient, MongoServerError } from 'mongodb';
+import { expect } from 'vitest';
 import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
 
 export interface Target {
@@ -48,4 +49,16 @@ export async function connectTarget(label: string): Promise<Target> {
       }
     },
   };
+}
+
+/** The server error `promise` fails with (the test fails if it succeeds or fails otherwise). */
+export async function rejection(promise: Promise<unknown>): Promise<MongoServerError> {
+  const err = await promise.then(
+    () => {
+      throw new Error('expected the operation to fail');
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(MongoServerError);
+  return err as MongoServerError;
 }

@@ -1,8 +1,8 @@
 // Text search: text indexes, `$text` and `{$meta: "textScore"}`, as MongoDB's manual and server
 // define them (English stemming and stop words, phrases, negation, weights, the `none` language).
-import { type Document, MongoServerError } from 'mongodb';
+import type { Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTarget, type Target } from './target.js';
+import { connectTarget, rejection, type Target } from './target.js';
 
 let target: Target;
 
@@ -15,17 +15,6 @@ afterAll(async () => {
 });
 
 const coll = (name: string) => target.db.collection<any>(name);
-
-async function rejection(promise: Promise<unknown>): Promise<MongoServerError> {
-  const err = await promise.then(
-    () => {
-      throw new Error('expected the operation to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(MongoServerError);
-  return err as MongoServerError;
-}
 
 /** The `_id`s a search finds, in natural order unless `sorted` by score. */
 async function ids(name: string, search: string, filter: Document = {}): Promise<unknown[]> {
