@@ -133,9 +133,10 @@ interface Candidate extends SearchMatch {
 }
 
 /**
- * The places in `content` where the search's words or phrases occur, best first: those with
- * the most of them, then titles, summary, action items and transcript in that order, each in
- * the order of the recording.
+ * The places in `content` where the search's words or phrases occur, best first: each time the
+ * place that adds most of the search not yet shown (so every word and phrase is shown where it
+ * occurs before any is shown twice), then the one with most of it, then titles, summary, action
+ * items and transcript in that order, each in the order of the recording.
  */
 export function matchesIn(search: Search, content: SearchedContent, first: number): SearchMatch[] {
   const candidates: Candidate[] = [];
@@ -147,15 +148,30 @@ export function matchesIn(search: Search, content: SearchedContent, first: numbe
     // Nothing later can rank above `first` places that have the whole search: stop reading.
     if (clauses.length === search.required.length && ++complete === first) break;
   }
-  return candidates
-    .sort((a, b) => b.clauses.length - a.clauses.length || a.order - b.order)
-    .slice(0, first)
-    .map(({ field, text, clauses, timestamp, speaker }) => ({
-      field,
-      snippet: snippetOf(text, clauses),
-      timestamp,
-      speaker,
-    }));
+  return bestOf(candidates, first).map(({ field, text, clauses, timestamp, speaker }) => ({
+    field,
+    snippet: snippetOf(text, clauses),
+    timestamp,
+    speaker,
+  }));
+}
+
+/** `first` places, each the one that shows most of the search not shown yet; ties: more of it, then earlier. */
+function bestOf(candidates: Candidate[], first: number): Candidate[] {
+  const shown = new Set<SearchClause>();
+  const adds = (c: Candidate) => c.clauses.filter((clause) => !shown.has(clause)).length;
+  const before = (a: Candidate, b: Candidate) =>
+    adds(a) - adds(b) || a.clauses.length - b.clauses.length || b.order - a.order;
+  const left = [...candidates];
+  const picked: Candidate[] = [];
+  while (picked.length < first && left.length > 0) {
+    let at = 0;
+    for (let i = 1; i < left.length; i++) if (before(left[i]!, left[at]!) > 0) at = i;
+    const [best] = left.splice(at, 1);
+    picked.push(best!);
+    for (const clause of best!.clauses) shown.add(clause);
+  }
+  return picked;
 }
 
 /** The texts of a meeting in the order matches are shown: titles, summary lines, action items, transcript. */

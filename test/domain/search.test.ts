@@ -103,6 +103,30 @@ describe('matchesIn', () => {
     expect(matchesIn(parseSearch('pricing'), meeting, 1)).toHaveLength(1);
   });
 
+  it('shows each word and phrase where it occurs before showing any twice', () => {
+    // No one place has both: the title has "pricing", one transcript sentence "next quarter".
+    const [one, two] = matchesIn(
+      parseSearch('pricing "next quarter"'),
+      {
+        ...meeting,
+        transcript: [
+          {
+            speaker: { display_name: 'Bo', matched_calendar_invitee_email: null },
+            text: 'Pricing first.',
+            timestamp: '00:01:00',
+          },
+          {
+            speaker: { display_name: 'Ann', matched_calendar_invitee_email: null },
+            text: 'And next quarter?',
+            timestamp: '00:02:00',
+          },
+        ],
+      },
+      2,
+    );
+    expect([one!.snippet, two!.snippet]).toEqual(['Quarterly pricing review', 'And next quarter?']);
+  });
+
   it('finds nothing where the search does not occur', () => {
     expect(matchesIn(parseSearch('"prices went down"'), meeting, 10)).toEqual([]);
   });
