@@ -59,7 +59,7 @@ export const MAX_MATCHES = 20;
 /** The `matches` field of a meeting list's edges (meeting.ts). */
 export const matchesField = {
   description:
-    "Where filter.search matched this meeting, best first: the places with most of the search's words first. Null when the list was not searched.",
+    'Where filter.search matched this meeting, best first: every word and phrase where it occurs before any twice, then the places with more of the search. Null when the list was not searched.',
   firstDescription: `How many places: 1 to ${MAX_MATCHES}.`,
   async resolve(
     { node, search }: MeetingEdge,
