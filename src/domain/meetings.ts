@@ -150,15 +150,19 @@ export async function listMeetings(
   const query = await meetingsFilter(collections, viewer, filter, found);
   if (!query) return { ...emptyPage(request), search };
   if (order === 'relevance')
-    return { ...(await pageByRelevance(collections, keyset, query, found!, after, request)), search };
+    return {
+      ...(await pageByRelevance(collections, viewer, keyset, query, found!, after, request)),
+      search,
+    };
   if (found && found.size > IDS_SENT_AT_MOST)
-    return { ...(await pageAmong(collections, keyset, query, found, request)), search };
+    return { ...(await pageAmong(collections, viewer, keyset, query, found, request)), search };
   return { ...(await findPage(collections.meetings, keyset, query, request)), search };
 }
 
 /** A page of the found meetings among those `query` selects, for a search found too broad to send. */
 async function pageAmong(
   collections: Collections,
+  viewer: Viewer,
   keyset: Keyset,
   query: Filter<MeetingDoc>,
   found: Found,
@@ -178,15 +182,13 @@ async function pageAmong(
     if (ids.length > limit) break;
   }
   await walk.close();
-  const shown = ids.slice(0, limit);
-  const byId = new Map(
-    (await collections.meetings.find({ recordingId: { $in: shown } }).toArray()).map((m) => [
-      m.recordingId,
-      m,
-    ]),
+  return pageOf(
+    collections,
+    viewer,
+    keyset,
+    ids.map((recordingId) => ({ recordingId })),
+    limit,
   );
-  const items = shown.flatMap((id) => byId.get(id) ?? []);
-  return { items, cursors: items.map((m) => keyset.cursorOf(m)), hasNextPage: ids.length > limit, limit };
 }
 
 /**
@@ -196,6 +198,7 @@ async function pageAmong(
  */
 async function pageByRelevance(
   collections: Collections,
+  viewer: Viewer,
   keyset: Keyset,
   query: Filter<MeetingDoc>,
   found: Found,
@@ -216,17 +219,30 @@ async function pageByRelevance(
     }))
     .sort(byRelevance);
   const from = after ? ranked.findIndex((row) => byRelevance(row, rankOf(after)) > 0) : 0;
-  const rows = from < 0 ? [] : ranked.slice(from, from + limit + 1);
+  return pageOf(collections, viewer, keyset, from < 0 ? [] : ranked.slice(from, from + limit + 1), limit);
+}
+
+/**
+ * The page of `rows` (the next `limit` + 1 in the list's order, with what their cursors carry
+ * beyond a meeting's fields): their meetings read by id, any removed since left out.
+ */
+async function pageOf(
+  collections: Collections,
+  viewer: Viewer,
+  keyset: Keyset,
+  rows: { recordingId: number; score?: number }[],
+  limit: number,
+): Promise<Page<MeetingDoc>> {
   const shown = rows.slice(0, limit);
-  const meetings = await collections.meetings
-    .find({ recordingId: { $in: shown.map((r) => r.recordingId) } })
-    .toArray();
-  const byId = new Map(meetings.map((m) => [m.recordingId, m]));
-  // A meeting removed between the two reads is left out.
-  const items = shown.filter((row) => byId.has(row.recordingId));
+  const meetings = await findMeetings(
+    collections,
+    viewer,
+    shown.map((row) => row.recordingId),
+  );
+  const items = shown.flatMap((row, i) => (meetings[i] ? [{ row, meeting: meetings[i] }] : []));
   return {
-    items: items.map((row) => byId.get(row.recordingId)!),
-    cursors: items.map((row) => keyset.cursorOf(row)),
+    items: items.map(({ meeting }) => meeting),
+    cursors: items.map(({ row, meeting }) => keyset.cursorOf({ ...meeting, ...row })),
     hasNextPage: rows.length > limit,
     limit,
   };

@@ -17,13 +17,13 @@ import { clausesIn, folded, type Search, type SearchClause, stemsOf } from './se
 
 export type SearchField = 'title' | 'summary' | 'actionItem' | 'transcript';
 
-/** The collections with a text index (db/collections.ts), and which field of a meeting each holds. */
-const sources = [
-  ['meetings', 'title'],
-  ['summaries', 'summary'],
-  ['actionItems', 'actionItem'],
-  ['transcripts', 'transcript'],
-] as const satisfies readonly (readonly [keyof Collections, SearchField])[];
+/** The collections with a text index (db/collections.ts): a meeting's titles, summary, action items, transcript. */
+const searched = [
+  'meetings',
+  'summaries',
+  'actionItems',
+  'transcripts',
+] as const satisfies readonly (keyof Collections)[];
 
 /**
  * Recording ids with their relevance (the sum of the text scores of each clause in each field),
@@ -46,19 +46,16 @@ export async function findRecordings(
   ]);
   // Start from the rarest clause: the intersection can only shrink.
   required.sort((a, b) => a.size - b.size);
-  const found: Found = new Map(required[0]);
+  const [rarest, ...others] = required;
+  const found: Found = new Map(rarest);
   for (const [id, score] of found) {
-    let total = score;
-    for (const other of required.slice(1)) {
-      const more = other.get(id);
-      if (more === undefined) {
-        total = Number.NaN;
-        break;
-      }
-      total += more;
-    }
-    if (Number.isNaN(total) || excluded.some((hits) => hits.has(id))) found.delete(id);
-    else found.set(id, total);
+    const more = others.map((hits) => hits.get(id));
+    if (more.includes(undefined) || excluded.some((hits) => hits.has(id))) found.delete(id);
+    else
+      found.set(
+        id,
+        more.reduce<number>((total, s) => total + s!, score),
+      );
   }
   return found;
 }
@@ -75,7 +72,7 @@ async function recordingsWith(
   const found: Found = new Map();
   const filter = { $text: { $search: clause.search } };
   await Promise.all(
-    sources.map(async ([name]) => {
+    searched.map(async (name) => {
       const collection = collections[name] as unknown as Collection<Document>;
       if (!scored) {
         // One array of ids: far less to encode and decode than a document per hit, unless it
