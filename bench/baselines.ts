@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, rateLimitPolicyOf } from '../src/config.js';
 import { connectDatabase } from '../src/db/connection.js';
 import { directHandler } from './direct.js';
 import { commandCounter, failToParent, serveParent } from './ipc.js';
@@ -14,10 +14,7 @@ try {
   if (!config.MONGODB_URI) throw new Error('MONGODB_URI is required');
   const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB, { monitorCommands: true });
   const counter = commandCounter(database);
-  const handle = directHandler(database.collections, {
-    limits: { general: config.RATE_LIMIT_GENERAL, heavy: config.RATE_LIMIT_HEAVY },
-    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-  });
+  const handle = directHandler(database.collections, rateLimitPolicyOf(config));
   const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   serveParent({

@@ -14,7 +14,7 @@ import { startStandaloneServer } from '@apollo/server/standalone';
 import Fastify from 'fastify';
 import { createYoga } from 'graphql-yoga';
 import mercurius from 'mercurius';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, rateLimitPolicyOf } from '../src/config.js';
 import { connectDatabase } from '../src/db/connection.js';
 import { CredentialCache } from '../src/domain/credential-cache.js';
 import { countRequest } from '../src/domain/rate-limits.js';
@@ -31,10 +31,7 @@ try {
   if (!config.MONGODB_URI) throw new Error('MONGODB_URI is required');
   const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB, { monitorCommands: true });
   const { collections } = database;
-  const policy = {
-    limits: { general: config.RATE_LIMIT_GENERAL, heavy: config.RATE_LIMIT_HEAVY },
-    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-  };
+  const policy = rateLimitPolicyOf(config);
 
   const credentials = new CredentialCache(
     collections,

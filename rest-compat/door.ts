@@ -71,6 +71,11 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 const tooLarge = () =>
   new RestError(413, `The body may be at most ${MAX_BODY_BYTES / 1024} KiB.`, { connection: 'close' });
 
+/** Whether the request comes with a body at all (an empty one counts as none). */
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
 async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type']))
     throw new RestError(415, 'The body must be JSON: send Content-Type: application/json.');
@@ -227,7 +232,9 @@ async function serveRoute(
       return value === undefined ? [] : [value];
     }),
     query: decodeParams(route.query, route.querySpecs, (name) => search.getAll(name)),
-    body: route.body ? decodeBody(route.body, await readJsonBody(req)) : {},
+    body: route.body
+      ? decodeBody(route.body, route.bodyOptional && !hasBody(req) ? {} : await readJsonBody(req))
+      : {},
   };
   const call = route.graphql(input);
   const operation = door.operationsByRoute.get(route)?.get(call.operation);

@@ -386,3 +386,65 @@ export const badDestination = error(
   'destination_url is refused: 10.0.0.5 is a private address.',
   'Deliveries go to public http(s) addresses only.',
 );
+
+// ---------------------------------------------------------------- downloads
+
+export const downloadId = 'dl_7Qm2ZkR4xWb9TnV1cLp8sYd3';
+
+const downloadFile = {
+  url: `https://meetings.example.com/media/66f2b7d0e13b9d0a7c5e9a04?expires=1789839260&signature=Jq3v8yQn0YH1e5mXK2cTzW7rBfL9aPs4dG6uVhE1oNk`,
+  content_type: 'video/mp4',
+  file_size_bytes: 734_003_200,
+  expires_at: '2026-09-16T10:54:20.000Z',
+};
+
+export const completedDownload = {
+  download_id: downloadId,
+  recording_id: recordingId,
+  status: 'completed',
+  video: downloadFile,
+} satisfies z.output<typeof S.RecordingDownload>;
+
+export const downloadAnswers: Examples = {
+  completed: example(
+    'Completed: the link works',
+    completedDownload,
+    'Media is stored ready to serve, so a download is completed when it is made.',
+  ),
+  audio: example('An audio-only recording', {
+    download_id: downloadId,
+    recording_id: recordingId,
+    status: 'completed',
+    audio: { ...downloadFile, content_type: 'audio/mpeg', file_size_bytes: 57_671_680 },
+  }),
+  expired: example(
+    'Expired: request a new download',
+    { download_id: downloadId, recording_id: recordingId, status: 'expired' },
+    "A day after it was made, or once the recording's media was replaced.",
+  ),
+};
+
+export const downloadDelivery: Examples = {
+  delivery: example('The completed download of recording 100192', completedDownload),
+};
+
+export const noMedia: Examples = {
+  none: error('No media', `Recording ${recordingId} has no downloadable media.`),
+};
+
+export const notFoundDownload: Examples = {
+  ...notFoundRecording,
+  download: error(
+    'No such download',
+    `No download with id ${downloadId} of recording ${recordingId}.`,
+    'Also the answer for a download made with another key or token.',
+  ),
+};
+
+export const downloadRateLimited: Examples = {
+  general: generalRateLimited,
+  download: error(
+    'Download rate limit',
+    "Too many download requests (this key's download bucket; other requests count apart): at most 30 per 60 s. Retry in 42 s (Retry-After).",
+  ),
+};

@@ -19,6 +19,11 @@ export type CreateWebhookInput = {
   triggeredFor: Array<TriggeredFor>;
 };
 
+export type DownloadFailureReason = 'GENERATION_FAILED' | 'GENERATION_TIMEOUT';
+
+/** COMPLETED: the link works. EXPIRED: its link no longer works (a day passed, or the media was replaced): request a new download. PROCESSING and FAILED are the public API's, for media it must generate first; this service stores media ready to serve, so a download completes as it is made. */
+export type DownloadStatus = 'COMPLETED' | 'EXPIRED' | 'FAILED' | 'PROCESSING';
+
 /** Different fields combine with AND; the values of one list with OR. */
 export type MeetingFilter = {
   /** Meetings any of these people attended: a calendar invitee, or a transcript speaker matched to one. Not in the REST API. */
@@ -106,6 +111,13 @@ export type RestDeliverTranscriptMutationVariables = Exact<{
 }>;
 
 export type RestDeliverTranscriptMutation = { deliverTranscript: { destinationUrl: string } };
+
+export type RestGetDownloadQueryVariables = Exact<{
+  id: string;
+  recordingId: number;
+}>;
+
+export type RestGetDownloadQuery = { download: RestDownloadFragment | null };
 
 export type RestListMeetingTypesQueryVariables = Exact<{
   first: number;
@@ -198,6 +210,13 @@ export type RestRecordingTranscriptQueryVariables = Exact<{
 
 export type RestRecordingTranscriptQuery = { meeting: { transcriptJson: unknown } | null };
 
+export type RestRequestDownloadMutationVariables = Exact<{
+  recordingId: number;
+  destinationUrl?: string | null | undefined;
+}>;
+
+export type RestRequestDownloadMutation = { requestDownload: RestDownloadFragment };
+
 export type RestMeetingFragment = {
   title: string;
   meetingTitle: string | null;
@@ -232,4 +251,20 @@ export type RestMeetingFragment = {
     companies: Array<{ name: string; recordUrl: string }>;
     deals: Array<{ name: string; amount: number; recordUrl: string }>;
   };
+};
+
+export type RestDownloadFragment = {
+  id: string;
+  recordingId: number;
+  status: DownloadStatus;
+  failureReason: DownloadFailureReason | null;
+  video: RestDownloadFileFragment | null;
+  audio: RestDownloadFileFragment | null;
+};
+
+export type RestDownloadFileFragment = {
+  url: string;
+  contentType: string;
+  fileSizeBytes: number;
+  expiresAt: string;
 };

@@ -83,6 +83,8 @@ export interface RouteSpec<Q extends z.ZodObject, P extends z.ZodObject, B exten
   pathParams?: P;
   /** A strict object: unknown properties are refused. */
   body?: B;
+  /** The body may be left out altogether (no Content-Type, no bytes): it is then `{}`. */
+  bodyOptional?: boolean;
   /** Success responses by status. */
   responses: Record<number, ResponseSpec>;
   /** Error statuses this route answers beyond the ones every route may (400, 401, 429, 500). */

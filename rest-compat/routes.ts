@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { EMAIL_PATTERN } from '../src/domain/email.js';
+import { restDownload } from './download.js';
 import { lower, upper } from './enums.js';
 import * as E from './examples.js';
 import { includeFlags, includeVariables, restMeeting } from './meeting.js';
@@ -17,6 +18,8 @@ import type {
   RestDeliverSummaryMutationVariables,
   RestDeliverTranscriptMutation,
   RestDeliverTranscriptMutationVariables,
+  RestGetDownloadQuery,
+  RestGetDownloadQueryVariables,
   RestListMeetingsQuery,
   RestListMeetingsQueryVariables,
   RestListMeetingTypesQuery,
@@ -31,6 +34,8 @@ import type {
   RestRecordingSummaryQueryVariables,
   RestRecordingTranscriptQuery,
   RestRecordingTranscriptQueryVariables,
+  RestRequestDownloadMutation,
+  RestRequestDownloadMutationVariables,
   UserFilter,
 } from './operations.generated.js';
 import { defineRoute, type Route } from './route.js';
@@ -485,6 +490,108 @@ const getRecordingSummary = defineRoute({
   },
 });
 
+const requestDownload = defineRoute({
+  operationId: 'requestRecordingDownload',
+  method: 'POST',
+  path: '/recordings/{recording_id}/download',
+  summary: "Request a download of a recording's media",
+  tag: 'Recordings',
+  description:
+    'Makes a download of the video (or, for an audio-only recording, the audio): a signed link that ' +
+    'streams the file for about 24 hours. The download is private to the key or token that requested ' +
+    'it. The body is optional. With destination_url the completed download is also POSTed there. ' +
+    'Requests count in a rate-limit bucket of their own (30 per 60 s).',
+  pathParams: recordingPath,
+  body: z.strictObject({
+    destination_url: z.string().optional().meta({
+      format: 'uri',
+      description: 'When given, the completed download is POSTed to this URL too.',
+    }),
+  }),
+  bodyOptional: true,
+  responses: { 202: { description: 'The download.', schema: S.RecordingDownload } },
+  errors: {
+    404: 'No such recording, or one you may not see.',
+    422: 'The recording has no downloadable media.',
+  },
+  examples: {
+    parameters: { recording_id: E.recordingId },
+    body: {
+      empty: { summary: 'No destination (what automation platforms send)', value: {} },
+      destination: { summary: 'With a destination', value: { destination_url: E.deliveryUrl } },
+    },
+    responses: {
+      202: E.downloadAnswers,
+      400: { recording_id: E.badRecordingId, destination_url: E.badDestination },
+      404: E.notFoundRecording,
+      422: E.noMedia,
+      429: E.downloadRateLimited,
+    },
+  },
+  callback: {
+    name: 'downloadDelivery',
+    url: '{$request.body#/destination_url}',
+    summary: 'The completed download, POSTed to destination_url',
+    description:
+      'Sent when the request gave destination_url: the same RecordingDownload as the answer. It is ' +
+      'unsigned (no webhook secret is involved), carries webhook-id and webhook-timestamp, and is retried ' +
+      'like webhook events until the receiver answers 2xx.',
+    schema: S.RecordingDownload,
+    examples: E.downloadDelivery,
+  },
+  operations: ['RequestDownload'],
+  graphql: ({ path, body }) => ({
+    operation: 'RequestDownload',
+    variables: {
+      recordingId: path.recording_id,
+      destinationUrl: body.destination_url ?? null,
+    } satisfies RestRequestDownloadMutationVariables,
+  }),
+  respond: (data: RestRequestDownloadMutation) => ({
+    status: 202,
+    body: restDownload(data.requestDownload),
+  }),
+});
+
+const getDownload = defineRoute({
+  operationId: 'getRecordingDownload',
+  method: 'GET',
+  path: '/recordings/{recording_id}/downloads/{download_id}',
+  summary: 'Get a download of a recording',
+  tag: 'Recordings',
+  description:
+    'A download made with this key or token: a new signed link is not made; once the link has expired ' +
+    'the status is expired and a new download gives a new one. Counts in the general rate-limit bucket.',
+  pathParams: recordingPath.extend({
+    download_id: z.string().meta({ description: 'The download_id of the download.' }),
+  }),
+  responses: { 200: { description: 'The download.', schema: S.RecordingDownload } },
+  errors: { 404: 'No such recording or download of yours.' },
+  examples: {
+    parameters: { recording_id: E.recordingId, download_id: E.downloadId },
+    responses: {
+      200: E.downloadAnswers,
+      400: { recording_id: E.badRecordingId },
+      404: E.notFoundDownload,
+    },
+  },
+  operations: ['GetDownload'],
+  graphql: ({ path }) => ({
+    operation: 'GetDownload',
+    variables: {
+      id: path.download_id,
+      recordingId: path.recording_id,
+    } satisfies RestGetDownloadQueryVariables,
+  }),
+  respond: (data: RestGetDownloadQuery, { path }) =>
+    data.download
+      ? { status: 200, body: restDownload(data.download) }
+      : {
+          status: 404,
+          body: { error: `No download with id ${path.download_id} of recording ${path.recording_id}.` },
+        },
+});
+
 /** `shared_with_me_external_recordings` is accepted for `shared_external_recordings` (public docs example). */
 const triggeredForInput = z.enum([...S.triggeredForValues, 'shared_with_me_external_recordings']);
 
@@ -614,6 +721,8 @@ export const routes: readonly Route[] = [
   listUsers,
   getRecordingTranscript,
   getRecordingSummary,
+  requestDownload,
+  getDownload,
   createWebhook,
   deleteWebhook,
 ];

@@ -237,6 +237,38 @@ export const SummaryResult = z
   .union([SummaryResponse, DeliveryResponse])
   .register(components, { id: 'SummaryResult' });
 
+export const RecordingDownloadFile = z
+  .object({
+    url: z.url().meta({
+      description:
+        'A signed link that streams the file (Range requests welcome) until expires_at, to whoever holds it.',
+    }),
+    content_type: z.string().meta({ description: 'e.g. video/mp4 or audio/mpeg.' }),
+    file_size_bytes: z.int(),
+    expires_at: timestamp(),
+  })
+  .register(components, { id: 'RecordingDownloadFile' });
+
+export const downloadStatuses = ['processing', 'completed', 'failed', 'expired'] as const;
+export const downloadFailureReasons = ['generation_failed', 'generation_timeout'] as const;
+
+export const RecordingDownload = z
+  .object({
+    download_id: z.string().meta({ description: 'dl_ followed by random characters.' }),
+    recording_id: z.int(),
+    status: z.enum(downloadStatuses).meta({
+      description:
+        'completed: the link works; expired: it no longer does (a day passed, or the media was replaced). Media is stored ready to serve here, so a download is completed as soon as it is made.',
+    }),
+    video: RecordingDownloadFile.optional().meta({ description: 'When completed, for a video recording.' }),
+    audio: RecordingDownloadFile.optional().meta({
+      description: 'When completed, for an audio-only recording.',
+    }),
+    failure_reason: z.enum(downloadFailureReasons).optional().meta({ description: 'When failed.' }),
+  })
+  .meta({ description: "A download of a recording's media, private to the key or token that requested it." })
+  .register(components, { id: 'RecordingDownload' });
+
 /** The paginated list envelope around `item`. */
 export function listOf<T extends z.ZodType>(id: string, item: T) {
   return z

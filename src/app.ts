@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { Worker } from 'node:worker_threads';
 import { createRestDoor } from '../rest-compat/index.js';
 import { demoDataset, demoPersonas, loadDataset } from '../seeds/index.js';
-import type { Config } from './config.js';
+import { type Config, rateLimitPolicyOf } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
 import { EgressGuard } from './delivery/egress.js';
 import { type CommandCounts, startDeliveryThread, type WorkerConnection } from './delivery/thread.js';
@@ -16,6 +16,7 @@ import { ContentCache } from './domain/content-cache.js';
 import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { CredentialUsage } from './domain/credential-usage.js';
+import { MediaLinks } from './domain/media-links.js';
 import { ReferenceCache } from './domain/reference-cache.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
 import { startEmbeddedMongoThread } from './embedded-mongo/thread.js';
@@ -24,6 +25,7 @@ import { createDirectory } from './graphql/loaders.js';
 import { createGraphQLServer } from './graphql/yoga.js';
 import { graphqlDoor } from './http/graphql-door.js';
 import { homeDoor, serviceVersion } from './http/home.js';
+import { mediaDoor } from './http/media.js';
 import { createMetrics, type Metrics, observeAttempt, observeOutbox } from './http/metrics.js';
 import { operationalDoors } from './http/operations.js';
 import { restReferenceDoors } from './http/rest-reference.js';
@@ -105,20 +107,22 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
 
   const usage = new CredentialUsage(database.collections, config.LAST_USED_WRITE_MS);
   const contentReadyFeed = new ContentReadyFeed(database.collections, logger, config.SUBSCRIPTION_POLL_MS);
+  // Links name the service as its users reach it; unset, the address it listens on (known below).
+  let publicUrl = config.PUBLIC_URL ?? '';
+  const mediaLinks = await MediaLinks.load(database.collections, () => publicUrl);
   const services: ResolverServices = {
     destinationCheck: new EgressGuard(config.EGRESS_ALLOW_CIDRS).destinationCheck,
     contentReadyFeed,
     references: new ReferenceCache(database.collections, config.INGEST_CACHE_MS),
+    media: database.media,
+    mediaLinks,
   };
 
   const graphql = createGraphQLServer({
     collections: database.collections,
     logger,
     corsOrigins: config.CORS_ORIGINS,
-    rateLimits: {
-      limits: { general: config.RATE_LIMIT_GENERAL, heavy: config.RATE_LIMIT_HEAVY },
-      windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
-    },
+    rateLimits: rateLimitPolicyOf(config),
     credentials: new CredentialCache(
       database.collections,
       { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
@@ -144,6 +148,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       ...operationalDoors(database, metrics),
       graphqlDoor(graphql),
       createRestDoor({ graphql, logger }),
+      mediaDoor(database.media, mediaLinks),
       ...restReferenceDoors(),
       homeDoor({ version: serviceVersion(), demoPersonas: demoLoaded ? demoPersonas : undefined }),
     ],
@@ -152,6 +157,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     config.SEND_TIMEOUT_MS,
   );
   const url = await listen(server, config.PORT, config.HOST);
+  publicUrl ||= url;
 
   const worker = config.DELIVERY_WORKER
     ? await startServerWorker(config, { mongoUri, ...connectOptions }, logger, metrics)

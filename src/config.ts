@@ -4,6 +4,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
+import type { RateLimitPolicy } from './domain/rate-limits.js';
 import { redactCredentials } from './redact.js';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -62,6 +63,15 @@ export const variables = {
     expects: 'a host name or address',
     schema: z.string().min(1),
     default: '127.0.0.1',
+  }),
+  PUBLIC_URL: variable({
+    description:
+      "the service's base URL as its users reach it (behind a proxy: https://meetings.example.com), used in download links [default: the address it listens on]",
+    expects: 'an absolute http or https URL without a path, query or trailing slash',
+    schema: z
+      .string()
+      .regex(/^https?:\/\/[^/?#\s]+$/)
+      .optional(),
   }),
   MONGODB_URI: variable({
     description: 'MongoDB connection string; unset starts the embedded engine (not for production)',
@@ -156,6 +166,13 @@ export const variables = {
   RATE_LIMIT_HEAVY: variable({
     description:
       'transcript and summary requests per window per key or token, in their own bucket (compat.md: 30)',
+    expects: 'a positive whole number',
+    schema: z.coerce.number().int().min(1),
+    default: '30',
+  }),
+  RATE_LIMIT_DOWNLOAD: variable({
+    description:
+      'media download requests (not their status reads) per window per key or token, in their own bucket (compat.md: 30)',
     expects: 'a positive whole number',
     schema: z.coerce.number().int().min(1),
     default: '30',
@@ -328,6 +345,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   return config as Config;
+}
+
+/** The rate-limit buckets and window the configuration sets. */
+export function rateLimitPolicyOf(config: Config): RateLimitPolicy {
+  return {
+    limits: {
+      general: config.RATE_LIMIT_GENERAL,
+      heavy: config.RATE_LIMIT_HEAVY,
+      download: config.RATE_LIMIT_DOWNLOAD,
+    },
+    windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+  };
 }
 
 export function helpText(): string {

@@ -12,11 +12,13 @@ import {
   type CrmRecordDoc,
   contentKinds,
   type DeliveryAttemptDoc,
+  type DownloadDoc,
   type MeetingDoc,
   type MeetingTypeDoc,
   type OrganisationDoc,
   type OutboxDoc,
   type RateLimitDoc,
+  type ServiceKeyDoc,
   type TeamDoc,
   type UserDoc,
   type WebhookDoc,
@@ -38,6 +40,8 @@ export interface Collections extends ContentCollections {
   deliveryAttempts: Collection<DeliveryAttemptDoc>;
   rateLimits: Collection<RateLimitDoc>;
   counters: Collection<CounterDoc>;
+  downloads: Collection<DownloadDoc>;
+  serviceKeys: Collection<ServiceKeyDoc>;
 }
 
 export type CollectionName = keyof Collections;
@@ -134,6 +138,9 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
   deliveryAttempts: [{ key: { outboxId: 1, attemptedAt: 1 } }],
   rateLimits: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
   counters: [],
+  // Read by id; kept a week after their link expired, so their status reads `expired` meanwhile.
+  downloads: [{ key: { expiresAt: 1 }, expireAfterSeconds: 7 * 24 * 3600 }],
+  serviceKeys: [],
 };
 
 export function collectionsOf(db: Db): Collections {

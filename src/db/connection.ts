@@ -6,11 +6,14 @@
  */
 import { type CommandStartedEvent, type Db, MongoClient } from 'mongodb';
 import { type Collections, collectionsOf, ensureIndexes } from './collections.js';
+import { MediaStore } from './media-store.js';
 
 export interface Database {
   client: MongoClient;
   db: Db;
   collections: Collections;
+  /** Recordings' media files (GridFS). */
+  media: MediaStore;
   /**
    * Subscribes to every command the driver sends; returns the unsubscribe function. Only on a
    * database connected with `monitorCommands`.
@@ -67,11 +70,13 @@ export async function connectDatabase(
   await client.connect();
   const db = client.db(dbName);
   const collections = collectionsOf(db);
-  await ensureIndexes(collections);
+  const media = new MediaStore(db);
+  await Promise.all([ensureIndexes(collections), media.ensureIndexes()]);
   return {
     client,
     db,
     collections,
+    media,
     onCommand(listener) {
       if (!monitorCommands)
         throw new Error('commands are not monitored on this connection (monitorCommands)');

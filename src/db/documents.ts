@@ -135,6 +135,51 @@ export interface MeetingDoc {
    */
   summaryPending?: boolean;
   summaryPendingSince?: Date;
+  /** The recording's media file (video or audio), when one was ingested (domain/media.ts). */
+  media?: MeetingMediaDoc;
+}
+
+export type MediaKind = 'video' | 'audio';
+
+/** What a meeting knows of its media file, held in GridFS (db/media-store.ts). */
+export interface MeetingMediaDoc {
+  /** The GridFS file (`media.files`). */
+  fileId: ObjectId;
+  kind: MediaKind;
+  contentType: string;
+  size: number;
+  /** hex SHA-256 of the bytes: storing the same file again changes nothing; the ETag. */
+  sha256: string;
+  storedAt: Date;
+}
+
+/**
+ * A download of a recording's media, private to the credential that requested it. The media is
+ * stored ready to serve, so a download completes when it is made: its link is signed then, and
+ * kept here so that every read and a delivery to destinationUrl show the same link.
+ */
+export interface DownloadDoc {
+  /** `dl_` + 24 random base62 characters: the public download_id. */
+  _id: string;
+  recordingId: number;
+  credentialId: ObjectId;
+  requestedBy: ObjectId;
+  createdAt: Date;
+  kind: MediaKind;
+  fileId: ObjectId;
+  contentType: string;
+  size: number;
+  /** The signed link, good until `expiresAt` (a week later a TTL index removes the download). */
+  url: string;
+  expiresAt: Date;
+}
+
+/** Secrets the service makes for itself on its first start and every process shares. */
+export interface ServiceKeyDoc {
+  /** What the key is for, e.g. `mediaLinks`. */
+  _id: string;
+  secret: Binary;
+  createdAt: Date;
 }
 
 export interface SpeakerDoc {
@@ -293,7 +338,7 @@ export interface CounterDoc {
 /** The counter recording ids are allocated from, kept ahead of every explicit id. */
 export const RECORDING_ID_COUNTER = 'recordingId';
 
-export type OutboxKind = 'webhook_event' | 'transcript_delivery' | 'summary_delivery';
+export type OutboxKind = 'webhook_event' | 'transcript_delivery' | 'summary_delivery' | 'download_delivery';
 /**
  * pending: due at nextAttemptAt (or leased); delivered: a 2xx came back; failed: retries exhausted,
  * 410, or the webhook disabled (can be redelivered); cancelled: nothing may be sent any more (the
@@ -313,6 +358,8 @@ export interface OutboxDoc {
   recordingId: number;
   /** For webhook events: the webhook; (webhookId, recordingId) is unique so an event exists once. */
   webhookId: ObjectId | null;
+  /** For download deliveries: the download whose RecordingDownload is sent. */
+  downloadId?: string;
   /** Who asked for it (the webhook owner, or the caller of a delivery). */
   requestedBy: ObjectId;
   destinationUrl: string;

@@ -4,7 +4,8 @@
  * - webhook event: the bare Meeting object in the REST shape (compat.md), with the parts the
  *   webhook's include flags ask for, and CRM matches from the owner's CRM;
  * - transcript delivery: `{"transcript": [...], "recording_id": N}`;
- * - summary delivery: `{"summary": {...}, "recording_id": N}`.
+ * - summary delivery: `{"summary": {...}, "recording_id": N}`;
+ * - download delivery: the RecordingDownload, as the download endpoints answer it.
  *
  * One implementation of the Meeting: a GraphQL document executed through the schema as the
  * webhook owner (or the caller who asked for the delivery), with a context made like yoga.ts's
@@ -14,8 +15,9 @@ import { encodeGlobalID } from '@pothos/plugin-relay';
 import { execute, type GraphQLError } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { withSharedFragments } from '../../rest-compat/documents.js';
+import { restDownload } from '../../rest-compat/download.js';
 import { type Includes, includeVariables, noIncludes, restMeeting } from '../../rest-compat/meeting.js';
-import type { RestMeetingFragment } from '../../rest-compat/operations.generated.js';
+import type { RestGetDownloadQuery, RestMeetingFragment } from '../../rest-compat/operations.generated.js';
 import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, WebhookDoc } from '../db/documents.js';
 import { serialiseJson } from '../domain/raw-json.js';
@@ -48,6 +50,51 @@ const { document: meetingQuery } = withSharedFragments(
   `,
   'the delivery payload document (src/delivery/payload.ts)',
 );
+
+// The REST door's RestDownload selection, for the body POSTed to a download's destination_url.
+const { document: downloadQuery } = withSharedFragments(
+  schema,
+  /* GraphQL */ `
+    query DeliveryDownload($id: String!, $recordingId: Int!) {
+      download(id: $id, recordingId: $recordingId) {
+        ...RestDownload
+      }
+    }
+  `,
+  'the download delivery document (src/delivery/payload.ts)',
+);
+
+/**
+ * The download as the credential that requested it sees it (a download is private to it), in the
+ * REST shape; null when it or the recording is no longer there for them.
+ */
+async function restDownloadAs(
+  collections: Collections,
+  viewer: Viewer,
+  message: OutboxDoc,
+  loaders?: Loaders,
+): Promise<ReturnType<typeof restDownload> | null> {
+  const download = await collections.downloads.findOne(
+    { _id: message.downloadId, requestedBy: viewer.user._id },
+    { projection: { credentialId: 1 } },
+  );
+  if (!download) return null;
+  const result = await execute({
+    schema,
+    document: downloadQuery,
+    contextValue: queryContext(collections, { ...viewer, credentialId: download.credentialId }, loaders),
+    variableValues: { id: message.downloadId, recordingId: message.recordingId },
+  });
+  failOnErrors(result.errors, message.recordingId);
+  const found = (result.data as RestGetDownloadQuery | undefined)?.download ?? null;
+  return found && restDownload(found);
+}
+
+function failOnErrors(errors: readonly GraphQLError[] | undefined, recordingId: number): void {
+  if (!errors?.length) return;
+  const messages = errors.map((e: GraphQLError) => e.originalError?.message ?? e.message);
+  throw new Error(`building the payload of recording ${recordingId} failed: ${messages.join('; ')}`);
+}
 
 /** A webhook's include flags as REST's; webhooks have no highlights flag. */
 const webhookIncludes = (webhook: WebhookDoc): Includes => ({
@@ -85,10 +132,7 @@ export async function restMeetingAs(
     id: encodeGlobalID('Meeting', recordingId),
     ...includeVariables(include),
   });
-  if (result.errors?.length) {
-    const messages = result.errors.map((e: GraphQLError) => e.originalError?.message ?? e.message);
-    throw new Error(`building the payload of recording ${recordingId} failed: ${messages.join('; ')}`);
-  }
+  failOnErrors(result.errors, recordingId);
   const meeting = (result.data as { node: RestMeetingFragment | null } | undefined)?.node ?? null;
   return meeting && restMeeting(meeting, include);
 }
@@ -142,6 +186,10 @@ export async function buildBody(
         meeting &&
         serialiseJson({ summary: meeting.default_summary ?? null, recording_id: recordingId }).toString()
       );
+    }
+    case 'download_delivery': {
+      const download = await restDownloadAs(collections, viewer, message, loaders);
+      return download && serialiseJson(download).toString();
     }
   }
 }

@@ -25,10 +25,16 @@ function checksumOf(random: string): string {
   return out;
 }
 
+/** `length` random base62 characters (keys, download ids). */
+export function randomBase62(length: number): string {
+  let random = '';
+  for (let i = 0; i < length; i++) random += BASE62[randomInt(62)];
+  return random;
+}
+
 /** A new key (shown once, stored hashed) and its display prefix. */
 export function newApiKey(): { key: string; prefix: string } {
-  let random = '';
-  for (let i = 0; i < RANDOM_LENGTH; i++) random += BASE62[randomInt(62)];
+  const random = randomBase62(RANDOM_LENGTH);
   const key = `${API_KEY_PREFIX}${random}${checksumOf(random)}`;
   return { key, prefix: key.slice(0, DISPLAY_LENGTH) };
 }

@@ -7,6 +7,8 @@ export const errorStatus = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  /** Well-formed, but the thing asked about cannot give it (a download of a recording without media). */
+  UNPROCESSABLE: 422,
   RATE_LIMITED: 429,
   /** The process sheds work it cannot take on now (load shedding); retry shortly. */
   OVERLOADED: 503,

@@ -78,7 +78,7 @@ function unsent(now: Date) {
   };
 }
 
-/** Queues a transcript or summary delivery to `destinationUrl` for `requestedBy`; returns its message id. */
+/** Queues a delivery (transcript, summary, download) to `destinationUrl` for `requestedBy`; returns its message id. */
 export async function queueDelivery(
   collections: Collections,
   message: {
@@ -86,6 +86,7 @@ export async function queueDelivery(
     recordingId: number;
     requestedBy: ObjectId;
     destinationUrl: string;
+    downloadId?: string;
   },
   now: Date,
 ): Promise<string> {

@@ -1,12 +1,12 @@
 /**
  * Fixed-window rate limits per credential, counted in MongoDB so that every server process
- * sharing the database enforces one limit. compat.md: a general bucket, and a "heavy" bucket for
- * requests that read transcripts or summaries.
+ * sharing the database enforces one limit. compat.md: a general bucket, a "heavy" bucket for
+ * requests that read transcripts or summaries, and one for requests of media downloads.
  */
 import type { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 
-export type Bucket = 'general' | 'heavy';
+export type Bucket = 'general' | 'heavy' | 'download';
 
 export interface RateLimitPolicy {
   limits: Record<Bucket, number>;

@@ -3,13 +3,15 @@
  * loaders, and the server's long-lived services (made once by the composition root, src/app.ts).
  */
 import type { Collections } from '../db/collections.js';
+import type { MediaStore } from '../db/media-store.js';
 import type { ContentReadyFeed } from '../domain/content-ready-feed.js';
 import type { DestinationCheck } from '../domain/deliveries.js';
+import type { MediaLinks } from '../domain/media-links.js';
 import type { ReferenceCache } from '../domain/reference-cache.js';
 import type { Viewer } from '../domain/viewer.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
-/** What resolvers need beyond the database: the egress guard's check, the live feed, ingestion's lookups. */
+/** What resolvers need beyond the database's collections: the egress guard's check, the live feed, ingestion's lookups, media. */
 export interface ResolverServices {
   /** Where a caller-given URL (webhook, delivery) may point: the egress guard with its allow-list. */
   destinationCheck: DestinationCheck;
@@ -17,6 +19,10 @@ export interface ResolverServices {
   contentReadyFeed: ContentReadyFeed;
   /** What ingested recordings name (recorders, teams...), kept for a moment. */
   references: ReferenceCache;
+  /** Recordings' media files (ingestion stores them). */
+  media: MediaStore;
+  /** Signs the links of downloads. */
+  mediaLinks: MediaLinks;
 }
 
 export interface GraphQLContext {
@@ -37,7 +43,7 @@ export function viewerOf(context: GraphQLContext): Viewer {
 }
 
 const notForQueries = (): never => {
-  throw new Error('a query-only context has no egress guard or live feed');
+  throw new Error('a query-only context has no egress guard, live feed, ingestion or media');
 };
 
 /**
@@ -61,6 +67,12 @@ export function queryContext(
         return notForQueries();
       },
       get references(): ReferenceCache {
+        return notForQueries();
+      },
+      get media(): MediaStore {
+        return notForQueries();
+      },
+      get mediaLinks(): MediaLinks {
         return notForQueries();
       },
     },

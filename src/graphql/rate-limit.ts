@@ -1,7 +1,8 @@
 /**
  * Rate limits for every operation, whichever door it came through (REST runs its documents
- * through this same Yoga instance). An operation that selects a transcript or a summary counts
- * in the heavy bucket, anything else in the general one. Every counted response carries
+ * through this same Yoga instance). A download request counts in the download bucket, an
+ * operation that selects a transcript or a summary in the heavy bucket, anything else in the
+ * general one. Every counted response carries
  * RateLimit-* headers; a refused one is RATE_LIMITED (429) with Retry-After.
  */
 import type { DocumentNode, SelectionSetNode } from 'graphql';
@@ -18,9 +19,24 @@ import { graphQLError } from './errors.js';
 import { contentFieldOf, isIncluded } from './selection.js';
 
 const heavyFields = new Set(['transcript', 'defaultSummary']);
+const downloadFields = new Set(['requestDownload']);
 
 /** Whether the operation, with its variables applied to @skip/@include, selects a heavy field. */
 export function selectsHeavyField(document: DocumentNode, variables: Record<string, unknown>): boolean {
+  return selectsOneOf(heavyFields, document, variables);
+}
+
+/** The bucket an operation counts in: a download request's own, else heavy or general. */
+export function bucketOf(document: DocumentNode, variables: Record<string, unknown>): Bucket {
+  if (selectsOneOf(downloadFields, document, variables)) return 'download';
+  return selectsHeavyField(document, variables) ? 'heavy' : 'general';
+}
+
+function selectsOneOf(
+  fields: ReadonlySet<string>,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+): boolean {
   const fragments = new Map(
     document.definitions.flatMap((d) =>
       d.kind === 'FragmentDefinition' ? [[d.name.value, d] as const] : [],
@@ -31,7 +47,7 @@ export function selectsHeavyField(document: DocumentNode, variables: Record<stri
     !!set &&
     set.selections.some((s) => {
       if (!isIncluded(s, variables)) return false;
-      if (s.kind === 'Field') return heavyFields.has(contentFieldOf(s.name.value)) || walk(s.selectionSet);
+      if (s.kind === 'Field') return fields.has(contentFieldOf(s.name.value)) || walk(s.selectionSet);
       if (s.kind === 'InlineFragment') return walk(s.selectionSet);
       if (visited.has(s.name.value)) return false;
       visited.add(s.name.value);
@@ -50,17 +66,16 @@ export function rateLimit(
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as GraphQLContext & { request: Request };
       if (!context.viewer) return;
-      const bucket: Bucket = selectsHeavyField(args.document, args.variableValues ?? {})
-        ? 'heavy'
-        : 'general';
+      const bucket = bucketOf(args.document, args.variableValues ?? {});
       const state = await countRequest(collections, policy, context.viewer.credentialId, bucket);
       states.set(context.request, state);
       if (!state.allowed) {
         onLimited(bucket);
-        const what =
-          bucket === 'heavy'
-            ? "transcript and summary requests (this key's heavy bucket; other requests count apart)"
-            : "requests (this key's general bucket)";
+        const what = {
+          heavy: "transcript and summary requests (this key's heavy bucket; other requests count apart)",
+          download: "download requests (this key's download bucket; other requests count apart)",
+          general: "requests (this key's general bucket)",
+        }[bucket];
         setResultAndStopExecution({
           errors: [
             graphQLError(

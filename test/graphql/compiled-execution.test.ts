@@ -30,7 +30,7 @@ function yogaWithLog(collections: Collections) {
   const yoga = testGraphQLServer(collections, {
     logger: createLogger('debug', sink),
     corsOrigins: [],
-    rateLimits: { limits: { general: 1000, heavy: 1000 }, windowSeconds: 60 },
+    rateLimits: { limits: { general: 1000, heavy: 1000, download: 1000 }, windowSeconds: 60 },
   });
   const post = async (query: string, variables: Record<string, unknown> = {}, key = admin) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };

@@ -32,7 +32,7 @@ describe('error masking', () => {
     const yoga = testGraphQLServer(broken, {
       logger: createLogger('error', sink),
       corsOrigins: [],
-      rateLimits: { limits: { general: 60, heavy: 30 }, windowSeconds: 60 },
+      rateLimits: { limits: { general: 60, heavy: 30, download: 30 }, windowSeconds: 60 },
     });
     const res = await withRequestId('req-42', () =>
       yoga.fetch('http://localhost/graphql', {

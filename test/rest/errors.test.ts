@@ -123,7 +123,7 @@ describe('failures inside', () => {
     const graphql = testGraphQLServer(r.t.app.database.collections, {
       logger,
       corsOrigins: [],
-      rateLimits: { limits: { general: 1000, heavy: 1000 }, windowSeconds: 60 },
+      rateLimits: { limits: { general: 1000, heavy: 1000, download: 1000 }, windowSeconds: 60 },
     });
     const broken = defineRoute({
       operationId: 'broken',
@@ -176,7 +176,7 @@ describe('failures inside', () => {
     const graphql = testGraphQLServer(r.t.app.database.collections, {
       logger,
       corsOrigins: [],
-      rateLimits: { limits: { general: 1, heavy: 1 }, windowSeconds: 60 },
+      rateLimits: { limits: { general: 1, heavy: 1, download: 1 }, windowSeconds: 60 },
     });
     const missing = defineRoute({
       operationId: 'missing',

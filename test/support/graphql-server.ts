@@ -21,7 +21,7 @@ export function testGraphQLServer(
     collections,
     logger: createLogger('silent'),
     corsOrigins: [],
-    rateLimits: { limits: { general: 1000, heavy: 1000 }, windowSeconds: 60 },
+    rateLimits: { limits: { general: 1000, heavy: 1000, download: 1000 }, windowSeconds: 60 },
     admission: { heavyPerCredential: 1000, budgetBytes: 1e12 },
     authFailuresPerMinute: 1_000_000,
     credentials: new CredentialCache(collections, {}, { ttlMs: 0 }),
@@ -31,6 +31,13 @@ export function testGraphQLServer(
       destinationCheck: new EgressGuard().destinationCheck,
       contentReadyFeed: new ContentReadyFeed(collections),
       references: new ReferenceCache(collections, 0),
+      // Media needs the whole database (GridFS): tests of it start the app (test/support/app.ts).
+      get media(): never {
+        throw new Error('testGraphQLServer has no media store');
+      },
+      get mediaLinks(): never {
+        throw new Error('testGraphQLServer has no media links');
+      },
     },
     ...overrides,
   });

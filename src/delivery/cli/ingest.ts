@@ -1,27 +1,48 @@
 /**
- * `npm run ingest -- --file F`: stores one recording (JSON in the seed meeting format,
+ * `npm run ingest -- --file F [--media M]`: stores one recording (JSON in the seed meeting format,
  * seeds/format.ts) in MONGODB_URI / MONGODB_DB through the same domain function as the
  * ingestRecording mutation and the seeder. When it makes the recording's content ready, the
  * matching webhook events are queued (any worker delivers them) and live subscribers of every
- * server process hear of it. Exit codes: 0 stored, 1 unexpected failure, 2 bad usage or bad data.
+ * server process hear of it. With `--media`, the recording's video or audio file is streamed into
+ * GridFS (the same file again changes nothing). Exit codes: 0 stored, 1 unexpected failure, 2 bad usage or bad data.
  */
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { access, readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { connectDatabase } from '../../db/connection.js';
 import { DomainError } from '../../domain/errors.js';
 import { ingestRecording } from '../../domain/ingestion.js';
+import { mediaKindOf, storeMedia } from '../../domain/media.js';
 import { parseRecording } from '../../domain/recording-format.js';
 import { redactCredentials } from '../../redact.js';
 
-const usage = `Usage: npm run ingest -- --file FILE
+const usage = `Usage: npm run ingest -- --file FILE [--media MEDIA [--media-type TYPE]]
 
-  --file FILE   a recording as JSON in the seed meeting format (seeds/format.ts)
-  --help        show this help
+  --file FILE         a recording as JSON in the seed meeting format (seeds/format.ts)
+  --media MEDIA       the recording's video or audio file, streamed into the database
+  --media-type TYPE   its content type [default: by its extension, e.g. .mp4 is video/mp4]
+  --help              show this help
 
 Environment:
   MONGODB_URI   MongoDB connection string (required)
   MONGODB_DB    database name [default: meetings]
 `;
+
+/** Content types of the usual recording files, by extension. */
+const mediaTypes: Record<string, string> = {
+  '.mp4': 'video/mp4',
+  '.m4v': 'video/mp4',
+  '.mov': 'video/quicktime',
+  '.webm': 'video/webm',
+  '.mkv': 'video/x-matroska',
+  '.m4a': 'audio/mp4',
+  '.mp3': 'audio/mpeg',
+  '.wav': 'audio/wav',
+  '.ogg': 'audio/ogg',
+  '.opus': 'audio/opus',
+  '.flac': 'audio/flac',
+};
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`${message}\n`);
@@ -30,14 +51,23 @@ function fail(message: string, code = 2): never {
 
 async function main(): Promise<void> {
   let file: string | undefined;
+  let media: string | undefined;
+  let mediaType: string | undefined;
   let help = false;
   try {
     const { values } = parseArgs({
-      options: { file: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+      options: {
+        file: { type: 'string' },
+        media: { type: 'string' },
+        'media-type': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
       strict: true,
       allowPositionals: false,
     });
     file = values.file;
+    media = values.media;
+    mediaType = values['media-type'];
     help = values.help ?? false;
   } catch (error) {
     fail(`${(error as Error).message}\n\n${usage}`);
@@ -61,6 +91,19 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  if (media) {
+    mediaType ??= mediaTypes[extname(media).toLowerCase()];
+    if (!mediaType) fail(`Cannot tell the content type of ${media}: give --media-type (e.g. video/mp4).`);
+    try {
+      mediaKindOf(mediaType);
+      await access(media);
+    } catch (error) {
+      fail(
+        error instanceof DomainError ? error.message : `Cannot read ${media}: ${(error as Error).message}`,
+      );
+    }
+  } else if (mediaType) fail(`--media-type goes with --media.\n\n${usage}`);
+
   const uri = process.env.MONGODB_URI;
   if (!uri) fail('MONGODB_URI is not set: say which MongoDB to store into.');
   const database = await connectDatabase(uri, process.env.MONGODB_DB || 'meetings');
@@ -72,6 +115,20 @@ async function main(): Promise<void> {
         ? 'updated (its content was ready before: nothing fires)'
         : 'stored without a summary (content not ready yet)';
     process.stdout.write(`Stored recording ${stored.meeting.recordingId}: ${state}\n`);
+    if (media && mediaType) {
+      const path = media;
+      const { media: file, changed } = await storeMedia(
+        database.collections,
+        database.media,
+        stored.meeting.recordingId,
+        { contentType: mediaType, open: () => createReadStream(path) },
+      );
+      process.stdout.write(
+        changed
+          ? `Stored its ${file.kind} (${mediaType}, ${file.size} bytes)\n`
+          : `Its ${file.kind} was stored already: unchanged\n`,
+      );
+    }
   } catch (error) {
     if (error instanceof DomainError) fail(`${file}: ${error.message}`);
     throw error;

@@ -8,6 +8,7 @@ import './user.js';
 import './api-key.js';
 import './webhook.js';
 import './delivery.js';
+import './download.js';
 import './ingestion.js';
 import './subscription.js';
 
