@@ -433,7 +433,6 @@ export const noMedia: Examples = {
 };
 
 export const notFoundDownload: Examples = {
-  ...notFoundRecording,
   download: error(
     'No such download',
     `No download with id ${downloadId} of recording ${recordingId}.`,

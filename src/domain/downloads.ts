@@ -59,9 +59,9 @@ export async function requestDownload(
   const url = destinationUrl === null ? null : requireDestinationUrl(destinationUrl, 'destination_url');
   const meeting = await findMeeting(collections, viewer, recordingId);
   if (!meeting) throw new DomainError('NOT_FOUND', `No recording with id ${recordingId}.`);
+  if (url) await check(url, 'destination_url');
   const { media } = meeting;
   if (!media) throw new DomainError('UNPROCESSABLE', `Recording ${recordingId} has no downloadable media.`);
-  if (url) await check(url, 'destination_url');
   const now = new Date();
   const expiresAt = new Date(now.getTime() + LINK_LIFETIME_MS);
   const doc: DownloadDoc = {

@@ -116,10 +116,16 @@ export const graphqlErrorCodes: readonly GraphQLErrorCode[] = [
     action: 'Check the id; objects you may not see are reported as missing.',
   },
   {
+    code: 'UNPROCESSABLE',
+    status: errorStatus.UNPROCESSABLE,
+    meaning: 'The request is well formed but cannot be done to this object (a download of a recording without media).',
+    action: 'Check the object first (e.g. Meeting.media is null: there is nothing to download).',
+  },
+  {
     code: 'RATE_LIMITED',
     status: errorStatus.RATE_LIMITED,
     meaning:
-      "Too many requests: in this key's general or heavy (transcript, summary) bucket, too many large requests at once, or too many refused keys from your address. The message says which.",
+      "Too many requests: in this key's general, heavy (transcript, summary) or download bucket, too many large requests at once, or too many refused keys from your address. The message says which.",
     action: 'Wait the seconds of `Retry-After`, then retry; RateLimit-Remaining shows what is left.',
   },
   {
@@ -160,8 +166,9 @@ export const restErrorStatuses: readonly RestErrorStatus[] = [
   },
   {
     status: 403,
-    meaning: 'Your role or credential may not do this (/users needs an account admin).',
-    action: 'Use a key of a user with the role the message names.',
+    meaning:
+      'Your role or credential may not do this (/users needs an account admin), or a media link is not one the service made (tampered with or cut short).',
+    action: 'Use a key of a user with the role the message names; use a download\'s url exactly as given.',
   },
   {
     status: 404,
@@ -179,6 +186,11 @@ export const restErrorStatuses: readonly RestErrorStatus[] = [
     action: 'Send the whole request at once; retry on a new connection.',
   },
   {
+    status: 410,
+    meaning: 'A media link has expired (links work for about 24 hours).',
+    action: 'Request a new download: POST /external/v1/recordings/{recording_id}/download.',
+  },
+  {
     status: 413,
     meaning: 'The body is over 64 KiB (/graphql: over its own limit, 1 MiB by default).',
     action: 'Send a smaller body.',
@@ -189,9 +201,14 @@ export const restErrorStatuses: readonly RestErrorStatus[] = [
     action: 'Send Content-Type: application/json with a JSON body.',
   },
   {
+    status: 422,
+    meaning: 'The recording has no downloadable media.',
+    action: 'Check Meeting.media (GraphQL): a recording without media has nothing to download.',
+  },
+  {
     status: 429,
     meaning:
-      "Too many requests: in this key's general or heavy (transcript, summary) bucket, too many large requests at once, or too many refused keys from your address. The message says which.",
+      "Too many requests: in this key's general, heavy (transcript, summary) or download bucket, too many large requests at once, or too many refused keys from your address. The message says which.",
     action: 'Wait the seconds of `Retry-After`, then retry; RateLimit-Remaining shows what is left.',
   },
   {

@@ -26,16 +26,8 @@ afterAll(() => r.close());
 /** A concrete path and a valid request for each route. */
 function sample(route: (typeof routes)[number]): { path: string; body?: unknown } {
   const path = route.path.replace('{recording_id}', '100001').replace('{id}', '000000000000000000000000');
-  return route.method === 'POST'
-    ? {
-        path,
-        body: {
-          destination_url: 'https://h.example/',
-          triggered_for: ['my_recordings'],
-          include_summary: true,
-        },
-      }
-    : { path };
+  const body = Object.values(route.examples?.body ?? {})[0]?.value;
+  return { path, ...(route.method === 'POST' ? { body } : {}) };
 }
 
 describe('authentication', () => {

@@ -343,6 +343,33 @@ describe('a document a reference renders well', () => {
           ];
         }),
       ),
+      'requestRecordingDownload 400 recording_id': () =>
+        r.request('POST', '/recordings/abc/download', { key: sam, body: {} }),
+      'requestRecordingDownload 400 destination_url': () =>
+        r.request('POST', `/recordings/${E.recordingId}/download`, {
+          key: sam,
+          body: { destination_url: 'http://10.0.0.5/x' },
+        }),
+      'requestRecordingDownload 404 missing': () =>
+        r.request('POST', '/recordings/999999/download', { key: sam, body: {} }),
+      // No media in the test app's demo data.
+      'requestRecordingDownload 422 none': () =>
+        r.request('POST', `/recordings/${E.recordingId}/download`, { key: sam, body: {} }),
+      'requestRecordingDownload 413 tooLarge': () =>
+        r.request('POST', `/recordings/${E.recordingId}/download`, {
+          key: sam,
+          body: { padding: 'x'.repeat(70_000) },
+        }),
+      'requestRecordingDownload 415 notJson': () =>
+        r.request('POST', `/recordings/${E.recordingId}/download`, {
+          key: sam,
+          rawBody: '{}',
+          headers: { 'content-type': 'text/plain' },
+        }),
+      'getRecordingDownload 400 recording_id': () =>
+        r.get(`/recordings/abc/downloads/${E.downloadId}`, { key: sam }),
+      'getRecordingDownload 404 download': () =>
+        r.get(`/recordings/${E.recordingId}/downloads/${E.downloadId}`, { key: sam }),
       'createWebhook 400 includes': () => post({ ...hook, include_summary: false }),
       'createWebhook 400 triggered_for': () => post({ ...hook, triggered_for: [] }),
       'createWebhook 400 missing': () => post({ ...hook, destination_url: undefined }),
@@ -367,7 +394,7 @@ describe('a document a reference renders well', () => {
               ? () =>
                   r.request(route.method, route.path.replace(/\{\w+\}/, '100192'), {
                     key: name === 'invalid' ? 'mk_not_a_key' : undefined,
-                    body: route.body ? hook : undefined,
+                    body: route.body ? Object.values(route.examples?.body ?? {})[0]?.value : undefined,
                   })
               : requests[label];
           expect(send, `no request replays the example ${label}`).toBeDefined();

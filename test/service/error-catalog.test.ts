@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { MongoNetworkError } from 'mongodb';
+import { MongoNetworkError, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlErrorCodes, restErrorStatuses } from '../../src/http/error-catalog.js';
 import { send } from '../fuzz/support.js';
@@ -76,7 +76,7 @@ async function rest(
 ): Promise<RestAnswer> {
   const res = await send(t.url, {
     method,
-    path: path.startsWith('/external') ? path : `/external/v1${path}`,
+    path: path.startsWith('/external') || path.startsWith('/media/') ? path : `/external/v1${path}`,
     headers: { ...(options.key ? { 'x-api-key': options.key } : {}), ...options.headers },
     body: options.body,
   });
@@ -167,6 +167,9 @@ const graphqlCases: Record<string, () => Promise<GraphQLAnswer>> = {
   'UNAUTHENTICATED 401': () => query('{ viewer { email } }', null),
   'FORBIDDEN 403': () => query('{ users { edges { node { email } } } }', member),
   'NOT_FOUND 404': () => query('mutation { deleteWebhook(id: "000000000000000000000000") { deletedId } }'),
+  // The demo data has no media.
+  'UNPROCESSABLE 422': () =>
+    query('mutation { requestDownload(recordingId: 100001) { id } }', keyOf('member: all teams view')),
   'RATE_LIMITED 429': async () => {
     const key = keyOf('member: multiple teams');
     expect((await query(pages, key, { first: 1 })).errors).toEqual([]);
@@ -222,7 +225,17 @@ const restCases: Record<number, () => Promise<RestAnswer>> = {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ destination_url: `https://example.com/${'x'.repeat(70_000)}` }),
     }),
+  410: () => {
+    const link = new URL(t.app.services.mediaLinks.linkTo(new ObjectId(), new Date(Date.now() - 1000)));
+    return rest('GET', `${link.pathname}${link.search}`);
+  },
   415: () => rest('POST', '/webhooks', { key: admin, headers: { 'content-type': 'text/plain' }, body: '{}' }),
+  422: () =>
+    rest('POST', '/recordings/100001/download', {
+      key: keyOf('member: all teams view'),
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    }),
   429: async () => {
     const key = keyOf('member: all teams view');
     expect((await rest('GET', '/recordings/100001/summary', { key })).status).not.toBe(429);
