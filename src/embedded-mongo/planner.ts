@@ -137,16 +137,18 @@ function constraintsOf(cond: unknown, allowNull: boolean): Interval[][] {
   return out;
 }
 
+// The higher low end and the lower high end of two intervals: only that end, as intersect spreads
+// both into one interval.
 function maxLow(a: Interval, b: Interval): Pick<Interval, 'lo' | 'loInc'> {
   const c = compareKeyValues(a.lo, b.lo);
-  if (c !== 0) return c > 0 ? a : b;
-  return { lo: a.lo, loInc: a.loInc && b.loInc };
+  const from = c > 0 ? a : b;
+  return { lo: from.lo, loInc: c === 0 ? a.loInc && b.loInc : from.loInc };
 }
 
 function minHigh(a: Interval, b: Interval): Pick<Interval, 'hi' | 'hiInc'> {
   const c = compareKeyValues(a.hi, b.hi);
-  if (c !== 0) return c < 0 ? a : b;
-  return { hi: a.hi, hiInc: a.hiInc && b.hiInc };
+  const to = c < 0 ? a : b;
+  return { hi: to.hi, hiInc: c === 0 ? a.hiInc && b.hiInc : to.hiInc };
 }
 
 /** Intersection of two sorted disjoint interval lists. */
