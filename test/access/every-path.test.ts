@@ -14,6 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dataset, type DemoPersona, demoDataset, demoPersonas } from '../../seeds/index.js';
+import { storeMedia } from '../../src/domain/media.js';
 import { ingest, startDeliveryTest } from '../delivery/support.js';
 import { authHeaders, type TestApp } from '../support/app.js';
 import {
@@ -1072,6 +1073,70 @@ describe('every persona, every recording, every path', () => {
     expect(diffs).toEqual([]);
   }, 60_000);
 
+  it('downloads: each persona gets the media of exactly the recordings it may see, and its downloads are its own', async () => {
+    const diffs: string[] = [];
+    // Media for each ingested recording (every sharing kind) and a demo one; another demo one has none.
+    const withMedia = [demo.meetings[0]!.recording_id, ...ingested.map((m) => m.recording_id)];
+    const withoutMedia = demo.meetings[100]!.recording_id;
+    const bytesOf = (id: number) => Buffer.from(`media of recording ${id} `.repeat(50));
+    for (const id of withMedia)
+      await storeMedia(t.app.database.collections, t.app.database.media, id, {
+        contentType: 'video/mp4',
+        open: async function* () {
+          yield bytesOf(id);
+        },
+      });
+    const made: { persona: DemoPersona; p: number; path: string }[] = [];
+    const jobs = active.flatMap((persona, p) =>
+      [...withMedia, withoutMedia, NO_SUCH_RECORDING].map((id) => ({ persona, p, id })),
+    );
+    await inParallel(jobs, 8, async ({ persona, p, id }) => {
+      const where = `${persona.label}: POST /recordings/${id}/download`;
+      const res = await rest(credentialOf(persona), 'POST', `/recordings/${id}/download`, undefined, {});
+      const expected = !sees(persona, id) ? 404 : withMedia.includes(id) ? 202 : 422;
+      if (res.status !== expected) {
+        diffs.push(`${where}: expected ${expected}, answered ${res.status} ${res.text.slice(0, 200)}`);
+        return;
+      }
+      if (expected !== 202) return;
+      const file = await fetch(res.body.video.url);
+      if (!Buffer.from(await file.arrayBuffer()).equals(bytesOf(id)))
+        diffs.push(`${where}: the link gave other bytes (${file.status})`);
+      made.push({ persona, p, path: `/recordings/${id}/downloads/${res.body.download_id}` });
+    });
+    // Each download answers its own credential, and nobody else (the next persona, who may see the recording or not).
+    await inParallel(made, 8, async ({ persona, p, path }) => {
+      const own = await rest(credentialOf(persona), 'GET', path);
+      if (own.status !== 200 || own.body.status !== 'completed')
+        diffs.push(`${persona.label}: GET ${path} → ${own.status} ${own.text.slice(0, 200)}`);
+      const other = active[(p + 1) % active.length]!;
+      const theirs = await rest(credentialOf(other), 'GET', path);
+      if (theirs.status !== 404)
+        diffs.push(`${other.label}: GET ${path} of ${persona.label} → ${theirs.status}`);
+    });
+    // Meeting.media shows for the visible recordings that have it (10 at a time: the alias limit is 15).
+    const ids = [...withMedia, withoutMedia];
+    for (const persona of active)
+      for (let i = 0; i < ids.length; i += 10) {
+        const some = ids.slice(i, i + 10);
+        const res = await t.graphql(
+          `query { ${some.map((id) => `m${id}: meeting(recordingId: ${id}) { media { kind sizeBytes } }`).join(' ')} }`,
+          {},
+          credentialOf(persona),
+        );
+        for (const id of some) {
+          const shown = res.body.data?.[`m${id}`];
+          const expected = !sees(persona, id)
+            ? null
+            : { media: withMedia.includes(id) ? { kind: 'VIDEO', sizeBytes: bytesOf(id).length } : null };
+          if (JSON.stringify(shown) !== JSON.stringify(expected))
+            diffs.push(`${persona.label}: meeting(${id}) { media } → ${JSON.stringify(shown ?? res.body)}`);
+        }
+      }
+    expect(made.length).toBeGreaterThan(active.length);
+    expect(diffs).toEqual([]);
+  }, 60_000);
+
   it('refused keys (deactivated, invited, revoked, unknown, none): 401 on every path', async () => {
     const diffs: string[] = [];
     const keys: [string, string | undefined][] = [
@@ -1111,6 +1176,10 @@ describe('every persona, every recording, every path', () => {
         { destination_url: `${rx.url}/refused`, triggered_for: categories, include_summary: true },
       ],
       ['DELETE', `/webhooks/${'0'.repeat(24)}`],
+      ...sample.flatMap((id) => [
+        ['POST', `/recordings/${id}/download`, undefined, {}] as [string, string, undefined, unknown],
+        ['GET', `/recordings/${id}/downloads/dl_0000000000000000000000000`] as [string, string],
+      ]),
     ];
     const graphqlCalls = [
       'query { meetings(first: 100) { edges { node { recordingId } } } }',
