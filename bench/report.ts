@@ -1,6 +1,7 @@
 /** The report: the table people read, the targets, the JSON file, and the comparison of two files. */
 import { readFileSync } from 'node:fs';
 import type { FanoutResult } from './fanout.js';
+import type { MediaResult } from './media.js';
 import type { RoundFigures } from './rounds.js';
 import type { SearchResult } from './search.js';
 
@@ -119,6 +120,8 @@ export interface BenchReport {
   })[];
   /** GraphQL search, one request at a time (absent in reports written before it). */
   search?: SearchResult[];
+  /** A 200 MB file streamed to 5 clients through a download link (absent when it did not run). */
+  media?: MediaResult;
   /** The engine scenario (absent when it did not run). */
   engine?: EngineScenarioReport;
   targets: TargetCheck[];
@@ -227,6 +230,14 @@ export function formatReport(report: BenchReport): string {
       out.push(
         `  ${`${r.name}${r.target ? '' : ' (no target)'}`.padEnd(48)} p50 ${fixed(r.p50).padStart(6)} ms  p90 ${fixed(r.p90).padStart(6)} ms  ${r.found} found  ${r.search} by ${r.orderBy.toLowerCase()}`,
       );
+  }
+  if (report.media) {
+    const m = report.media;
+    out.push(
+      '',
+      `Media: ${m.fileMb} MB to ${m.clients} clients at once through a download link: ${fixed(m.seconds, 1)} s, ` +
+        `${fixed(m.mbPerSecond, 0)} MB/s in all; the service's RSS ${fixed(m.rssBeforeMb, 0)} MB, +${fixed(m.rssGrowthMb, 1)} MB at most`,
+    );
   }
   if (report.engine) out.push('', formatEngineScenario(report.engine));
   out.push('');

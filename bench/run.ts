@@ -36,6 +36,7 @@ import {
 } from './fanout.js';
 import { Child, sampleRss } from './ipc.js';
 import { fetchOnce, type LoadRequest, runLoad } from './load.js';
+import { runMediaScenario } from './media.js';
 import {
   type BenchReport,
   compareReports,
@@ -65,7 +66,7 @@ Load
   --rounds N              rounds per scenario: each measures every server in turn for duration/N
                           seconds; each server's median round is reported (default 3)
   --warmup S              seconds of warm-up of each server before a scenario's first round (default 2)
-  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, search, fanout, engine
+  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, search, media, fanout, engine
                           (rest-include and graphql also run once with Accept-Encoding: br, as
                           rest-include-br and graphql-br, against the service and the direct
                           handler only: the ceiling serves identity bytes; or name those ids alone)
@@ -81,6 +82,9 @@ Webhook fan-out
   --fanout-rate N         burst phase: recordings per second at most (default 0: unpaced)
   --fanout-entries N      transcript lines of each ingested recording (default 20)
   --fanout-timeout S      time box of each phase, ingestion and deliveries (default 60)
+Media
+  --media-mb N            size of the file streamed (default 200)
+  --media-clients N       clients streaming it at once (default 5)
 Engine scenario (its own engine and service, short transcripts)
   --engine-sizes A,B,C    the REST list is measured at A and B meetings, the engine alone at C
                           (default ${defaultEngineSizes.small},${defaultEngineSizes.large},${defaultEngineSizes.full})
@@ -113,6 +117,8 @@ function options() {
       'fanout-steady-seconds': { type: 'string', default: '20' },
       'fanout-entries': { type: 'string', default: '20' },
       'fanout-timeout': { type: 'string', default: '60' },
+      'media-mb': { type: 'string', default: '200' },
+      'media-clients': { type: 'string', default: '5' },
       'engine-sizes': { type: 'string' },
       out: { type: 'string' },
       dump: { type: 'string' },
@@ -170,6 +176,7 @@ function options() {
     compare: values.compare ? positionals : null,
     dataset,
     fanout,
+    media: { fileMb: Math.max(1, int('media-mb')), clients: Math.max(1, int('media-clients')) },
     engineSizes,
     connections: Math.max(1, int('connections')),
     duration: Math.max(1, int('duration')),
@@ -258,6 +265,7 @@ async function main(): Promise<number> {
     const pageSizes: BenchReport['pageSizes'] = [];
     const fanout: BenchReport['fanout'] = [];
     const search: BenchReport['search'] = [];
+    let media: BenchReport['media'];
     const targets: TargetCheck[] = [];
     let engineScenario: EngineScenarioReport | undefined;
 
@@ -624,6 +632,27 @@ async function main(): Promise<number> {
           );
       }
 
+      // ------------------------------------------------------------ media
+      if (wanted('media')) {
+        log(
+          `\nmedia: a ${opts.media.fileMb} MB file to ${opts.media.clients} clients at once (${elapsed()})`,
+        );
+        const measured = await runMediaScenario({
+          serviceUrl: server('service').url,
+          servicePid: server('service').child.pid,
+          engineUri: uri,
+          db: 'bench',
+          apiKey: benchAdmin.apiKey,
+          recordingId: FIRST_RECORDING_ID,
+          ...opts.media,
+        });
+        media = measured.result;
+        problems.push(...measured.problems);
+        log(
+          `  ${media.seconds.toFixed(1)} s, ${media.mbPerSecond.toFixed(0)} MB/s in all; service RSS ${media.rssBeforeMb.toFixed(0)} MB, +${media.rssGrowthMb.toFixed(1)} MB at most`,
+        );
+      }
+
       // ------------------------------------------------------------ webhook fan-out
       const missing =
         wanted('fanout') && opts.fanout.length > 0
@@ -699,7 +728,7 @@ async function main(): Promise<number> {
     }
 
     // ------------------------------------------------------------ targets and report
-    targets.push(...serviceTargets({ scenarios: reports, pageSizes, fanout, search }));
+    targets.push(...serviceTargets({ scenarios: reports, pageSizes, fanout, search, media }));
 
     const report: BenchReport = {
       version: 1,
@@ -727,6 +756,7 @@ async function main(): Promise<number> {
       pageSizes,
       fanout,
       search,
+      media,
       engine: engineScenario,
       targets,
       problems,

@@ -19,9 +19,11 @@ export const limits = {
   peakRssMb: 460,
   /** Issue 15: a search over the dataset, p50 answer time. */
   searchP50Ms: 50,
+  /** Issue 16: growth of the service's RSS while it streams a 200 MB file to 5 clients. */
+  mediaRssGrowthMb: 50,
 } as const;
 
-type Report = Pick<BenchReport, 'scenarios' | 'pageSizes' | 'fanout' | 'search'>;
+type Report = Pick<BenchReport, 'scenarios' | 'pageSizes' | 'fanout' | 'search' | 'media'>;
 
 const check = (name: string, pass: boolean, detail: string): TargetCheck => ({
   name,
@@ -36,7 +38,16 @@ export function serviceTargets(report: Report): TargetCheck[] {
     ...fanoutTargets(report.fanout),
     ...rssTargets(report.scenarios),
     ...searchTargets(report.search ?? []),
+    ...(report.media ? [mediaTarget(report.media)] : []),
   ];
+}
+
+function mediaTarget(media: NonNullable<Report['media']>): TargetCheck {
+  return check(
+    `media, ${media.fileMb} MB to ${media.clients} clients at once: the service's RSS grows under ${limits.mediaRssGrowthMb} MB`,
+    media.rssGrowthMb < limits.mediaRssGrowthMb,
+    `+${media.rssGrowthMb.toFixed(1)} MB (from ${media.rssBeforeMb.toFixed(0)} MB), ${media.mbPerSecond.toFixed(0)} MB/s in all, ${media.mismatches} clients with other bytes`,
+  );
 }
 
 function searchTargets(search: NonNullable<Report['search']>): TargetCheck[] {
