@@ -18,6 +18,7 @@ import { CredentialCache } from './domain/credential-cache.js';
 import { CredentialUsage } from './domain/credential-usage.js';
 import { MediaLinks } from './domain/media-links.js';
 import { ReferenceCache } from './domain/reference-cache.js';
+import { presentsIngestionToken } from './domain/viewer.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
 import { startEmbeddedMongoThread } from './embedded-mongo/thread.js';
 import type { ResolverServices } from './graphql/context.js';
@@ -140,6 +141,11 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     onRateLimited: (bucket) => metrics.rateLimitedRequests.inc({ bucket }),
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
     maxBodyBytes: config.GRAPHQL_MAX_BODY_BYTES,
+    uploads: {
+      maxUploadBytes: config.GRAPHQL_MAX_UPLOAD_MB * 1024 * 1024,
+      mayUpload: (headers) =>
+        presentsIngestionToken(headers, { ingestTokenSha256: config.INGEST_TOKEN_SHA256 }),
+    },
     // With the demo data, GraphiQL opens with the account admin's key: the first query just runs.
     graphiql: demoLoaded ? { apiKey: demoPersonas.find((p) => p.label === 'account admin')?.apiKey } : {},
   });

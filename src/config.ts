@@ -157,6 +157,13 @@ export const variables = {
     schema: z.coerce.number().int().min(1024),
     default: String(1024 * 1024),
   }),
+  GRAPHQL_MAX_UPLOAD_MB: variable({
+    description:
+      "largest GraphQL multipart request of the ingestion service (ingestRecording's media, held in memory while it is stored; larger files: npm run ingest -- --media, which streams)",
+    expects: 'a whole number of megabytes from 1',
+    schema: z.coerce.number().int().min(1),
+    default: '512',
+  }),
   RATE_LIMIT_GENERAL: variable({
     description: 'requests per window per API key or token (compat.md: 60)',
     expects: 'a positive whole number',

@@ -84,6 +84,20 @@ function isServiceToken(secret: string, expectedSha256Hex: string | undefined): 
   return expected.length === presented.length && timingSafeEqual(presented, expected);
 }
 
+/** Whether the headers present the ingestion service's token (no database involved). */
+export function presentsIngestionToken(
+  headers: { get(name: string): string | null },
+  policy: CredentialPolicy,
+): boolean {
+  const authorization = headers.get('authorization');
+  if (!authorization) return false;
+  try {
+    return isServiceToken(bearerToken(authorization), policy.ingestTokenSha256);
+  } catch {
+    return false; // not a bearer token at all
+  }
+}
+
 /** How an organisation is read: by default a query; the credential cache keeps them for a while. */
 export type OrganisationOf = (id: ObjectId) => Promise<OrganisationDoc | null>;
 

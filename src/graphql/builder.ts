@@ -10,7 +10,7 @@ import type { RawJson } from '../domain/raw-json.js';
 import { missingCredentialMessage } from '../domain/viewer.js';
 import type { GraphQLContext } from './context.js';
 import { graphQLError } from './errors.js';
-import { DateTime, Email, Json } from './scalars.js';
+import { DateTime, Email, Json, Upload } from './scalars.js';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -18,6 +18,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date };
     Email: { Input: string; Output: string };
     JSON: { Input: never; Output: RawJson };
+    File: { Input: File; Output: never };
   };
   AuthScopes: { authenticated: boolean; accountAdmin: boolean; ingestionService: boolean };
   DefaultFieldNullability: false;
@@ -46,5 +47,6 @@ export const builder = new SchemaBuilder<{
 builder.addScalarType('DateTime', DateTime);
 builder.addScalarType('Email', Email);
 builder.addScalarType('JSON', Json);
+builder.addScalarType('File', Upload);
 builder.queryType({ authScopes: { authenticated: true } });
 builder.mutationType({ authScopes: { authenticated: true } });

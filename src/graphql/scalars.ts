@@ -1,4 +1,4 @@
-/** Custom scalars: DateTime (ISO 8601 in UTC with a trailing Z), Email and JSON (output only). */
+/** Custom scalars: DateTime (ISO 8601 in UTC with a trailing Z), Email, JSON (output only), File (input only). */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { EMAIL_PATTERN } from '../domain/email.js';
 import { RawJson } from '../domain/raw-json.js';
@@ -85,4 +85,31 @@ export const Json = new GraphQLScalarType<never, RawJson>({
   },
   parseValue: outputOnly,
   parseLiteral: outputOnly,
+});
+
+const isFile = (value: unknown): value is File =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as File).stream === 'function' &&
+  typeof (value as File).type === 'string';
+
+/**
+ * A file sent with a GraphQL multipart request (the GraphQL multipart request spec, which Yoga
+ * reads): its value is a web File, with its content type and bytes.
+ */
+export const Upload = new GraphQLScalarType<File, never>({
+  name: 'File',
+  description:
+    'A file sent in a GraphQL multipart request (https://github.com/jaydenseric/graphql-multipart-request-spec).',
+  serialize: () => {
+    throw new TypeError('File is an input type');
+  },
+  parseValue: (value) => {
+    // Yoga's File may be its fetch ponyfill's, not this runtime's: what a file has is what counts.
+    if (isFile(value)) return value;
+    throw badInput('A File is sent as a part of a multipart request (operations, map, then the file).');
+  },
+  parseLiteral: () => {
+    throw badInput('A File cannot be written in the document: send it as a part of a multipart request.');
+  },
 });

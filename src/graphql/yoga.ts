@@ -14,6 +14,7 @@ import { type PresentedCredential, presentedCredential } from '../domain/viewer.
 import type { Logger } from '../logger.js';
 import { type AdmissionPolicy, admission, type ShedReason } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
+import { type BodyLimits, bodyLimit } from './body-limit.js';
 import { compiledExecution } from './compiled-execution.js';
 import type { GraphQLContext, ResolverServices } from './context.js';
 import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
@@ -61,15 +62,14 @@ function isClientFacing(error: GraphQLError): boolean {
 }
 
 /** Yoga's own refusals of a request, said with what to do instead. */
-const yogaRefusals = (maxBodyBytes: number): Record<string, string> => ({
-  'Request body too large': `The request body is too large: at most ${maxBodyBytes} bytes. Send a smaller document and variables, or split the work into several requests.`,
+const yogaRefusals: Record<string, string> = {
   'Must provide query string.':
     'No GraphQL document was sent: POST a JSON body {"query": "...", "variables": {...}} (or GET /graphql?query=...).',
   'GraphQL only supports GET and POST requests.':
     'GraphQL is answered to GET and POST only: POST a JSON body {"query": "..."}.',
   'Can only perform a mutation operation from a POST request.':
     'A mutation changes data, so it is not run for a GET: send it with POST.',
-});
+};
 
 export function createGraphQLServer(options: {
   collections: Collections;
@@ -86,8 +86,10 @@ export function createGraphQLServer(options: {
   onRateLimited?: (bucket: Bucket) => void;
   /** Refused credentials one source address may send per minute before it is refused outright. */
   authFailuresPerMinute: number;
-  /** Largest request body; Yoga checks Content-Length before reading and counts while reading. */
+  /** Largest request body (checked on Content-Length before reading, counted while reading). */
   maxBodyBytes: number;
+  /** Largest GraphQL multipart request of a caller that may upload media (the ingestion service). */
+  uploads?: Omit<BodyLimits, 'maxBodyBytes'>;
   /** What GraphiQL opens with (the demo admin's key when the demo dataset is loaded). */
   graphiql?: GraphiQLSetup;
 }): GraphQLServer {
@@ -105,8 +107,9 @@ export function createGraphQLServer(options: {
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    // Yoga's default is 25 MB, read and parsed before the context authenticates anyone.
-    maxRequestBodySize: options.maxBodyBytes,
+    // Yoga's default is 25 MB, read and parsed before the context authenticates anyone; ours is
+    // bodyLimit below, which lets the ingestion service alone upload media.
+    maxRequestBodySize: false,
     landingPage: false,
     logging: {
       debug: (...args) => logger.debug({ args }, 'yoga'),
@@ -145,6 +148,10 @@ export function createGraphQLServer(options: {
     renderGraphiQL: async (graphiql) =>
       (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiql),
     plugins: [
+      bodyLimit({
+        maxBodyBytes: options.maxBodyBytes,
+        ...(options.uploads ?? { maxUploadBytes: options.maxBodyBytes, mayUpload: () => false }),
+      }),
       publicIntrospection(), // marks introspection-only requests before the context authenticates
       armor(),
       nestingLimit(), // after armor: it wraps armor's token-limited parser
@@ -170,7 +177,7 @@ export function createGraphQLServer(options: {
         const outage = unavailableError(error);
         if (outage) return error instanceof GraphQLError ? withLocation(error, outage) : outage;
         if (error instanceof GraphQLError && isClientFacing(error)) {
-          const actionable = yogaRefusals(options.maxBodyBytes)[error.message];
+          const actionable = yogaRefusals[error.message];
           if (actionable) return new GraphQLError(actionable, { extensions: error.extensions });
           if (error.extensions?.code) return error;
           return withLocation(

@@ -118,7 +118,8 @@ export const graphqlErrorCodes: readonly GraphQLErrorCode[] = [
   {
     code: 'UNPROCESSABLE',
     status: errorStatus.UNPROCESSABLE,
-    meaning: 'The request is well formed but cannot be done to this object (a download of a recording without media).',
+    meaning:
+      'The request is well formed but cannot be done to this object (a download of a recording without media).',
     action: 'Check the object first (e.g. Meeting.media is null: there is nothing to download).',
   },
   {
@@ -168,7 +169,7 @@ export const restErrorStatuses: readonly RestErrorStatus[] = [
     status: 403,
     meaning:
       'Your role or credential may not do this (/users needs an account admin), or a media link is not one the service made (tampered with or cut short).',
-    action: 'Use a key of a user with the role the message names; use a download\'s url exactly as given.',
+    action: "Use a key of a user with the role the message names; use a download's url exactly as given.",
   },
   {
     status: 404,

@@ -20,7 +20,7 @@ const MediaKindEnum = builder.enumType('MediaKind', {
   } as const satisfies Record<string, { value: MediaKind }>,
 });
 
-const Media = builder.objectRef<MeetingMediaDoc>('Media').implement({
+export const Media = builder.objectRef<MeetingMediaDoc>('Media').implement({
   description: "A recording's media file. Download it with requestDownload.",
   fields: (t) => ({
     kind: t.field({ type: MediaKindEnum, resolve: (m) => m.kind }),

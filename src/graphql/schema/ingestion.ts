@@ -1,13 +1,15 @@
 /**
- * `ingestRecording`: stores one recording with its content, for the recording pipeline. Only the
- * ingestion service may call it: `Authorization: Bearer <token>` whose SHA-256 is configured as
- * INGEST_TOKEN_SHA256 (recognised with the other credentials, src/domain/viewer.ts); API keys and
- * connected apps are refused.
+ * `ingestRecording`: stores one recording with its content and, sent as a GraphQL multipart
+ * request, its media file, for the recording pipeline. Only the ingestion service may call it:
+ * `Authorization: Bearer <token>` whose SHA-256 is configured as INGEST_TOKEN_SHA256 (recognised
+ * with the other credentials, src/domain/viewer.ts); API keys and connected apps are refused.
  */
 import { DomainError } from '../../domain/errors.js';
 import { ingestRecording } from '../../domain/ingestion.js';
+import { mediaKindOf, storeMedia } from '../../domain/media.js';
 import type { StoredRecording } from '../../domain/recordings.js';
 import { builder } from '../builder.js';
+import { Media } from './download.js';
 
 const IngestRecordingPayload = builder.objectRef<StoredRecording>('IngestRecordingPayload').implement({
   fields: (t) => ({
@@ -24,8 +26,24 @@ const IngestRecordingPayload = builder.objectRef<StoredRecording>('IngestRecordi
       description: 'Webhook events queued by this ingestion.',
       resolve: (r) => r.eventsQueued,
     }),
+    media: t.field({
+      type: Media,
+      nullable: true,
+      description: "The recording's media file, as stored now (this ingestion's, or an earlier one's).",
+      resolve: (r) => r.meeting.media ?? null,
+    }),
   }),
 });
+
+/** A file's bytes, through a reader: Yoga's File may come from its fetch ponyfill, not Node's. */
+async function* bytesOf(file: File): AsyncGenerator<Uint8Array> {
+  const reader = file.stream().getReader();
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) yield read.value;
+  } finally {
+    reader.releaseLock();
+  }
+}
 
 builder.mutationField('ingestRecording', (t) =>
   t.field({
@@ -33,22 +51,39 @@ builder.mutationField('ingestRecording', (t) =>
     skipTypeScopes: true,
     authScopes: { ingestionService: true },
     description:
-      'Stores a recording with its content (service credential only). Storing one that exists updates it; webhooks fire once, the first time it is stored with its summary.',
+      'Stores a recording with its content, and its media file when one is uploaded (service credential only). Storing one that exists updates it; webhooks fire once, the first time it is stored with its summary.',
     args: {
       recording: t.arg.string({
         required: true,
         description:
           'The recording as JSON in the seed meeting format (seeds/format.ts: snake_case, recording_id, recorded_by, sharing, content).',
       }),
+      media: t.arg({
+        type: 'File',
+        required: false,
+        description:
+          'Its video or audio file (a multipart request; its content type says which). The same file again changes nothing; another replaces it.',
+      }),
     },
-    resolve: (_root, { recording }, context) => {
+    resolve: async (_root, { recording, media }, context) => {
       let json: unknown;
       try {
         json = JSON.parse(recording);
       } catch (error) {
         throw new DomainError('BAD_USER_INPUT', `recording is not JSON: ${(error as Error).message}`);
       }
-      return ingestRecording(context.collections, json, { references: context.services.references });
+      if (media) mediaKindOf(media.type); // refused before anything is stored
+      const stored = await ingestRecording(context.collections, json, {
+        references: context.services.references,
+      });
+      if (!media) return stored;
+      const { media: file } = await storeMedia(
+        context.collections,
+        context.services.media,
+        stored.meeting.recordingId,
+        { contentType: media.type, open: () => bytesOf(media) },
+      );
+      return { ...stored, meeting: { ...stored.meeting, media: file } };
     },
   }),
 );
