@@ -1,9 +1,11 @@
 /**
  * Several processes on one database: a worker killed with SIGKILL mid-batch loses nothing (another
  * worker delivers every event, each webhook-id at least once), and a live subscriber over SSE hears
- * of a meeting ingested by another process (`npm run ingest`) only when it may see it.
+ * of a meeting ingested by another process (`npm run ingest`) only when it may see it;
+ * `npm run ingest --media` streams a recording's file into the database.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -230,5 +232,48 @@ describe('live updates', () => {
     );
     expect(bad.code).toBe(2);
     expect(bad.output).toMatch(/recording\.recording_id: /);
+  });
+});
+
+describe('npm run ingest --media', () => {
+  it('streams the file into GridFS, and the same file again changes nothing; a download link gives it back', async () => {
+    const recording = recordingJson(emailOf(tom));
+    const bytes = randomBytes(1_200_000);
+    writeFileSync(join(dir, 'media.json'), JSON.stringify(recording));
+    writeFileSync(join(dir, 'media.mp4'), bytes);
+    const args = ['--file', join(dir, 'media.json'), '--media', join(dir, 'media.mp4')];
+    const first = await exited(run('src/delivery/cli/ingest.ts', args, {}));
+    expect(first.code, first.output).toBe(0);
+    expect(first.output).toContain(`Stored its video (video/mp4, ${bytes.length} bytes)`);
+    const again = await exited(run('src/delivery/cli/ingest.ts', args, {}));
+    expect(again.output).toContain('Its video was stored already: unchanged');
+
+    const made = await t.graphql(
+      `mutation { requestDownload(recordingId: ${recording.recording_id}) { video { url } } }`,
+      {},
+      keyOf(tom),
+    );
+    const file = await fetch(made.body.data.requestDownload.video.url);
+    expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
+  });
+
+  it('refuses, before connecting, a file of no known type, a type that is not media, or a missing file', async () => {
+    writeFileSync(join(dir, 'refused.json'), JSON.stringify(recordingJson(emailOf(tom))));
+    writeFileSync(join(dir, 'media.bin'), 'x');
+    const cases: [string[], RegExp][] = [
+      [['--media', join(dir, 'media.bin')], /--media-type/],
+      [['--media', join(dir, 'media.bin'), '--media-type', 'text/plain'], /video or audio/],
+      [['--media', join(dir, 'nothing.mp4')], /Cannot read/],
+      [['--media-type', 'video/mp4'], /goes with --media/],
+    ];
+    for (const [extra, message] of cases) {
+      const res = await exited(
+        run('src/delivery/cli/ingest.ts', ['--file', join(dir, 'refused.json'), ...extra], {
+          MONGODB_URI: '',
+        }),
+      );
+      expect(res.code, res.output).toBe(2);
+      expect(res.output).toMatch(message);
+    }
   });
 });
