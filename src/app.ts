@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import type { Worker } from 'node:worker_threads';
 import { createRestDoor } from '../rest-compat/index.js';
-import { demoDataset, demoPersonas, loadDataset } from '../seeds/index.js';
+import { demoDataset, demoMedia, demoPersonas, loadDataset } from '../seeds/index.js';
 import { type Config, rateLimitPolicyOf } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
 import { EgressGuard } from './delivery/egress.js';
@@ -16,6 +16,7 @@ import { ContentCache } from './domain/content-cache.js';
 import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { CredentialUsage } from './domain/credential-usage.js';
+import { storeMedia } from './domain/media.js';
 import { MediaLinks } from './domain/media-links.js';
 import { ReferenceCache } from './domain/reference-cache.js';
 import { presentsIngestionToken } from './domain/viewer.js';
@@ -101,8 +102,18 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   // The embedded engine gets the demo data on its first start only: a restart on its data
   // directory keeps what was ingested and changed since (the loader would set demo records back).
   const demoLoaded = config.SEED_DEMO ?? engine !== undefined;
-  if (config.SEED_DEMO || (demoLoaded && (await isEmpty(database)))) {
-    const counts = await loadDataset(database.collections, demoDataset());
+  const demo = demoLoaded ? demoDataset() : undefined;
+  const demoFiles = demo ? demoMedia(demo) : [];
+  if (demo && (config.SEED_DEMO || (await isEmpty(database)))) {
+    const counts = await loadDataset(database.collections, demo);
+    // A few recordings get media, so that a download can be tried (the same files again change nothing).
+    for (const { recordingId, contentType, bytes } of demoFiles)
+      await storeMedia(database.collections, database.media, recordingId, {
+        contentType,
+        open: async function* () {
+          yield bytes;
+        },
+      });
     logger.info({ counts }, 'demo dataset loaded');
   }
 
@@ -147,7 +158,12 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
         presentsIngestionToken(headers, { ingestTokenSha256: config.INGEST_TOKEN_SHA256 }),
     },
     // With the demo data, GraphiQL opens with the account admin's key: the first query just runs.
-    graphiql: demoLoaded ? { apiKey: demoPersonas.find((p) => p.label === 'account admin')?.apiKey } : {},
+    graphiql: demoLoaded
+      ? {
+          apiKey: demoPersonas.find((p) => p.label === 'account admin')?.apiKey,
+          downloadableRecordingId: demoFiles[0]?.recordingId,
+        }
+      : {},
   });
   const server = createHttpServer(
     [

@@ -9,6 +9,8 @@ import type { GraphiQLOptions } from 'graphql-yoga';
 export interface GraphiQLSetup {
   /** The key the headers editor starts with; without one, a placeholder. */
   apiKey?: string;
+  /** A recording with media the key may download (the demo dataset has a few). */
+  downloadableRecordingId?: number;
 }
 
 export const API_KEY_PLACEHOLDER = '<your API key: npm start prints one per demo persona>';
@@ -99,6 +101,20 @@ mutation CreateWebhook {
 }
 `;
 
+const downloadTab = `# Downloads: a recording's media (its video, or its audio) through a signed
+# link that works for a day, to whoever holds it: run it, then open audio.url
+# (or video.url) in the browser. The demo gives Alice's three newest own
+# recordings a short audio file; Meeting.media says which recordings have one.
+mutation Download($recordingId: Int!) {
+  requestDownload(recordingId: $recordingId) {
+    id
+    status
+    video { url contentType fileSizeBytes expiresAt }
+    audio { url contentType fileSizeBytes expiresAt }
+  }
+}
+`;
+
 const subscriptionTab = `# Live updates: each meeting you may see, when its content becomes ready.
 # Run it (it waits), then make an event happen from a terminal, e.g. finish
 # the newest demo meeting, which has no content yet. The service must have
@@ -118,7 +134,7 @@ subscription ContentReady {
 }
 `;
 
-export function graphiqlOptions({ apiKey }: GraphiQLSetup): GraphiQLOptions {
+export function graphiqlOptions({ apiKey, downloadableRecordingId }: GraphiQLSetup): GraphiQLOptions {
   const headers = JSON.stringify({ 'X-Api-Key': apiKey ?? API_KEY_PLACEHOLDER }, null, 2);
   return {
     title: 'Meetings GraphQL',
@@ -129,6 +145,11 @@ export function graphiqlOptions({ apiKey }: GraphiQLSetup): GraphiQLOptions {
       { query: pagingTab, variables: pagingVariables, headers },
       { query: searchTab, variables: searchVariables, headers },
       { query: webhookTab, headers },
+      {
+        query: downloadTab,
+        variables: JSON.stringify({ recordingId: downloadableRecordingId ?? null }, null, 2),
+        headers,
+      },
       { query: subscriptionTab, headers },
     ],
     // Keys stay out of localStorage: anything on this origin could read them there, and they would

@@ -13,7 +13,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dataset, type DemoPersona, demoDataset, demoPersonas } from '../../seeds/index.js';
+import { type Dataset, type DemoPersona, demoDataset, demoMedia, demoPersonas } from '../../seeds/index.js';
 import { storeMedia } from '../../src/domain/media.js';
 import { ingest, startDeliveryTest } from '../delivery/support.js';
 import { authHeaders, type TestApp } from '../support/app.js';
@@ -1077,7 +1077,8 @@ describe('every persona, every recording, every path', () => {
     const diffs: string[] = [];
     // Media for each ingested recording (every sharing kind) and a demo one; another demo one has none.
     const withMedia = [demo.meetings[0]!.recording_id, ...ingested.map((m) => m.recording_id)];
-    const withoutMedia = demo.meetings[100]!.recording_id;
+    const demoFiles = new Set(demoMedia(demo).map((m) => m.recordingId));
+    const withoutMedia = demo.meetings.slice(100).find((m) => !demoFiles.has(m.recording_id))!.recording_id;
     const bytesOf = (id: number) => Buffer.from(`media of recording ${id} `.repeat(50));
     for (const id of withMedia)
       await storeMedia(t.app.database.collections, t.app.database.media, id, {

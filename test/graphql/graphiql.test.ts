@@ -6,7 +6,7 @@
 import { parse, validate } from 'graphql';
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoPersonas } from '../../seeds/index.js';
+import { demoDataset, demoMedia, demoPersonas } from '../../seeds/index.js';
 import { API_KEY_PLACEHOLDER, graphiqlOptions } from '../../src/graphql/graphiql.js';
 import { schema } from '../../src/graphql/schema/index.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
@@ -14,7 +14,14 @@ import { testBrowser } from '../support/browser.js';
 
 const screenshotPath = '/tmp/graphiql.png';
 const adminKey = keyOf('account admin');
-const tabNames = ['RecentMeetings', 'MeetingPage', 'SearchMeetings', 'CreateWebhook', 'ContentReady'];
+const tabNames = [
+  'RecentMeetings',
+  'MeetingPage',
+  'SearchMeetings',
+  'CreateWebhook',
+  'Download',
+  'ContentReady',
+];
 
 /** What a Monaco editor shows, without line numbers; Monaco renders spaces as U+00A0. */
 async function textOf(editor: Locator): Promise<string> {
@@ -99,7 +106,8 @@ describe('GraphiQL with the demo data', () => {
   });
 
   it('has example tabs that all work for the demo admin', async () => {
-    const tabs = graphiqlOptions({ apiKey: adminKey }).defaultTabs ?? [];
+    const downloadableRecordingId = demoMedia(demoDataset())[0]!.recordingId;
+    const tabs = graphiqlOptions({ apiKey: adminKey, downloadableRecordingId }).defaultTabs ?? [];
     expect(tabs.map((tab) => tab.query?.match(/^(query|mutation|subscription) (\w+)/m)?.[2])).toEqual(
       tabNames,
     );

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoDataset } from '../../seeds/index.js';
+import { demoDataset, demoMedia } from '../../seeds/index.js';
 import { storeMedia } from '../../src/domain/media.js';
 import { keyOf } from '../support/app.js';
 import { visibleRecordings } from '../support/oracle.js';
@@ -14,7 +14,11 @@ import { type RestTestApp, startRestTestApp } from './support.js';
 const dataset = demoDataset();
 const admin = keyOf('account admin');
 const visible = visibleRecordings(dataset, 'alice.moreau@acme.test');
-const [videoMeeting, audioMeeting, bareMeeting] = dataset.meetings.filter((m) => visible.has(m.recording_id));
+// Recordings without the demo's own media (seeds/demo-media.ts).
+const demoFiles = new Set(demoMedia(dataset).map((m) => m.recordingId));
+const [videoMeeting, audioMeeting, bareMeeting] = dataset.meetings.filter(
+  (m) => visible.has(m.recording_id) && !demoFiles.has(m.recording_id),
+);
 const hidden = dataset.meetings.find((m) => !visible.has(m.recording_id))!;
 // Several GridFS chunks (255 KiB each) and a last one cut short.
 const video = randomBytes(3 * 1024 * 1024 + 12_345);
@@ -117,6 +121,22 @@ describe('POST /recordings/{id}/download', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(raw.status).toBe(400);
+  });
+});
+
+describe('the demo data', () => {
+  it("has media on the account admin's three newest own recordings: a WAV any player reads", async () => {
+    const files = demoMedia(dataset);
+    expect(files).toHaveLength(3);
+    for (const { recordingId } of files) {
+      const res = await requestDownload(recordingId, {});
+      expect(res.status, res.text).toBe(202);
+      expect(res.body.audio).toMatchObject({ content_type: 'audio/wav' });
+      const wav = Buffer.from(await (await fetch(res.body.audio.url)).arrayBuffer());
+      expect(wav.toString('latin1', 0, 4)).toBe('RIFF');
+      expect(wav.toString('latin1', 8, 16)).toBe('WAVEfmt ');
+      expect(wav.readUInt32LE(40)).toBe(wav.length - 44); // the data chunk is the rest of the file
+    }
   });
 });
 
