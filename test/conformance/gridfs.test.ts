@@ -22,7 +22,7 @@ import {
 } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
-import { connectTarget, rejection, type Target } from './target.js';
+import { connectTarget, rejection, type Target, winningStages } from './target.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -84,20 +84,6 @@ async function withGetMores<T>(run: () => Promise<T>): Promise<[T, Document[]]> 
   getMores.length = 0;
   const result = await run();
   return [result, getMores.splice(0)];
-}
-
-/** Stages of a winning plan, depth first (through SBE's `queryPlan` wrapper where there is one). */
-function stagesOf(plan: Document): Document[] {
-  const node = (plan.queryPlan ?? plan) as Document;
-  const children = [node.inputStage, ...((node.inputStages as Document[] | undefined) ?? [])].filter(Boolean);
-  return [node, ...children.flatMap((child) => stagesOf(child as Document))];
-}
-
-async function winningStages(cursor: {
-  explain(verbosity: 'queryPlanner'): Promise<Document>;
-}): Promise<Document[]> {
-  const explained = await cursor.explain('queryPlanner');
-  return stagesOf(explained.queryPlanner.winningPlan as Document);
 }
 
 describe('uploading', () => {

@@ -4,7 +4,7 @@
 // ("Explain Results": queryPlanner.winningPlan with IXSCAN / FETCH / LIMIT / OR stages).
 import { type Document, Double, type Filter, type IndexSpecification, Long, type Sort } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTarget, type Target } from './target.js';
+import { connectTarget, type Target, winningStages } from './target.js';
 
 let target: Target;
 
@@ -163,20 +163,6 @@ describe('indexes give the same results as a collection scan', () => {
     expect(await c.find({ k: { $gte: 2 } }).toArray()).toHaveLength(1);
   });
 });
-
-/** Stages of a winning plan, depth first (through SBE's `queryPlan` wrapper where there is one). */
-function stagesOf(plan: Document): Document[] {
-  const node = (plan.queryPlan ?? plan) as Document;
-  const children = [node.inputStage, ...((node.inputStages as Document[] | undefined) ?? [])].filter(Boolean);
-  return [node, ...children.flatMap((child) => stagesOf(child as Document))];
-}
-
-async function winningStages(cursor: {
-  explain(verbosity: 'queryPlanner'): Promise<Document>;
-}): Promise<Document[]> {
-  const explained = await cursor.explain('queryPlanner');
-  return stagesOf(explained.queryPlanner.winningPlan as Document);
-}
 
 describe('explain', () => {
   it('an app-shaped page ($and of an equality and a date range, sorted, limited) is an index scan', async () => {

@@ -1,7 +1,7 @@
 // Connects the conformance suite to its target: a real MongoDB when MONGODB_URI is set, otherwise
 // the embedded engine. Tests only use the driver's public API so both targets behave the same.
 import { randomBytes } from 'node:crypto';
-import { type Db, MongoClient, MongoServerError } from 'mongodb';
+import { type Db, type Document, MongoClient, MongoServerError } from 'mongodb';
 import { expect } from 'vitest';
 import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
 
@@ -61,4 +61,19 @@ export async function rejection(promise: Promise<unknown>): Promise<MongoServerE
   );
   expect(err).toBeInstanceOf(MongoServerError);
   return err as MongoServerError;
+}
+
+/** Stages of a winning plan, depth first (through SBE's `queryPlan` wrapper where there is one). */
+export function stagesOf(plan: Document): Document[] {
+  const node = (plan.queryPlan ?? plan) as Document;
+  const children = [node.inputStage, ...((node.inputStages as Document[] | undefined) ?? [])].filter(Boolean);
+  return [node, ...children.flatMap((child) => stagesOf(child as Document))];
+}
+
+/** The stages of the plan a cursor would run (explain, queryPlanner). */
+export async function winningStages(cursor: {
+  explain(verbosity: 'queryPlanner'): Promise<Document>;
+}): Promise<Document[]> {
+  const explained = await cursor.explain('queryPlanner');
+  return stagesOf(explained.queryPlanner.winningPlan as Document);
 }
