@@ -4,6 +4,7 @@
  * ranges, to whoever holds it until it expires.
  */
 import { randomBytes } from 'node:crypto';
+import { MongoNetworkError } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoDataset, demoMedia } from '../../seeds/index.js';
 import { storeMedia } from '../../src/domain/media.js';
@@ -235,6 +236,23 @@ describe('the signed link', () => {
     const gone = await fetch(expired);
     expect(gone.status).toBe(410);
     expect((await gone.json()).error).toMatch(/expired/);
+  });
+});
+
+describe('the signed link, while the database is down', () => {
+  it('answers 503 with Retry-After, as every door does', async () => {
+    const { url } = (await requestDownload(videoMeeting!.recording_id, {})).body.video;
+    const { media } = r.t.app.database;
+    media.file = () => Promise.reject(new MongoNetworkError('connection refused'));
+    try {
+      const res = await fetch(url);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      expect((await res.json()).error).toMatch(/unavailable/);
+    } finally {
+      delete (media as Partial<typeof media>).file; // the prototype's again
+    }
+    expect((await fetch(url, { method: 'HEAD' })).status).toBe(200);
   });
 });
 
