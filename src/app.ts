@@ -16,7 +16,7 @@ import { ContentCache } from './domain/content-cache.js';
 import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { CredentialUsage } from './domain/credential-usage.js';
-import { storeMedia } from './domain/media.js';
+import { mediaInMemory, storeMedia } from './domain/media.js';
 import { MediaLinks } from './domain/media-links.js';
 import { ReferenceCache } from './domain/reference-cache.js';
 import { presentsIngestionToken } from './domain/viewer.js';
@@ -108,12 +108,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     const counts = await loadDataset(database.collections, demo);
     // A few recordings get media, so that a download can be tried (the same files again change nothing).
     for (const { recordingId, contentType, bytes } of demoFiles)
-      await storeMedia(database.collections, database.media, recordingId, {
-        contentType,
-        open: async function* () {
-          yield bytes;
-        },
-      });
+      await storeMedia(database.collections, database.media, recordingId, mediaInMemory(contentType, bytes));
     logger.info({ counts }, 'demo dataset loaded');
   }
 

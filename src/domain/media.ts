@@ -16,6 +16,16 @@ export interface MediaSource {
   open(): AsyncIterable<Uint8Array>;
 }
 
+/** Bytes already in memory (a generated file, an upload a parser holds) as a source. */
+export function mediaInMemory(contentType: string, bytes: Uint8Array): MediaSource {
+  return {
+    contentType,
+    open: async function* () {
+      yield bytes;
+    },
+  };
+}
+
 const contentTypePattern = /^(video|audio)\/[\w.+-]+$/i;
 
 /** `video` or `audio` by a content type's top-level type; anything else is refused. */

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { connectDatabase } from '../../db/connection.js';
 import { DomainError } from '../../domain/errors.js';
 import { ingestRecording } from '../../domain/ingestion.js';
-import { mediaKindOf, storeMedia } from '../../domain/media.js';
+import { mediaKindOf } from '../../domain/media.js';
 import { parseRecording } from '../../domain/recording-format.js';
 import { redactCredentials } from '../../redact.js';
 
@@ -108,27 +108,27 @@ async function main(): Promise<void> {
   if (!uri) fail('MONGODB_URI is not set: say which MongoDB to store into.');
   const database = await connectDatabase(uri, process.env.MONGODB_DB || 'meetings');
   try {
-    const stored = await ingestRecording(database.collections, json);
+    const path = media;
+    const source = path && mediaType ? { contentType: mediaType, open: () => createReadStream(path) } : null;
+    const stored = await ingestRecording(
+      database.collections,
+      json,
+      undefined,
+      source ? { store: database.media, source } : undefined,
+    );
     const state = stored.becameReady
       ? `content ready, ${stored.eventsQueued} webhook event(s) queued`
       : stored.meeting.contentReadyAt
         ? 'updated (its content was ready before: nothing fires)'
         : 'stored without a summary (content not ready yet)';
     process.stdout.write(`Stored recording ${stored.meeting.recordingId}: ${state}\n`);
-    if (media && mediaType) {
-      const path = media;
-      const { media: file, changed } = await storeMedia(
-        database.collections,
-        database.media,
-        stored.meeting.recordingId,
-        { contentType: mediaType, open: () => createReadStream(path) },
-      );
+    const file = stored.meeting.media;
+    if (source && file)
       process.stdout.write(
-        changed
-          ? `Stored its ${file.kind} (${mediaType}, ${file.size} bytes)\n`
+        stored.mediaChanged
+          ? `Stored its ${file.kind} (${file.contentType}, ${file.size} bytes)\n`
           : `Its ${file.kind} was stored already: unchanged\n`,
       );
-    }
   } catch (error) {
     if (error instanceof DomainError) fail(`${file}: ${error.message}`);
     throw error;

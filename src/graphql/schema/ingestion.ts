@@ -6,7 +6,6 @@
  */
 import { DomainError } from '../../domain/errors.js';
 import { ingestRecording } from '../../domain/ingestion.js';
-import { mediaKindOf, storeMedia } from '../../domain/media.js';
 import type { StoredRecording } from '../../domain/recordings.js';
 import { builder } from '../builder.js';
 import { Media } from './download.js';
@@ -65,25 +64,21 @@ builder.mutationField('ingestRecording', (t) =>
           'Its video or audio file (a multipart request; its content type says which). The same file again changes nothing; another replaces it.',
       }),
     },
-    resolve: async (_root, { recording, media }, context) => {
+    resolve: (_root, { recording, media }, context) => {
       let json: unknown;
       try {
         json = JSON.parse(recording);
       } catch (error) {
         throw new DomainError('BAD_USER_INPUT', `recording is not JSON: ${(error as Error).message}`);
       }
-      if (media) mediaKindOf(media.type); // refused before anything is stored
-      const stored = await ingestRecording(context.collections, json, {
-        references: context.services.references,
-      });
-      if (!media) return stored;
-      const { media: file } = await storeMedia(
+      return ingestRecording(
         context.collections,
-        context.services.media,
-        stored.meeting.recordingId,
-        { contentType: media.type, open: () => bytesOf(media) },
+        json,
+        { references: context.services.references },
+        media
+          ? { store: context.services.media, source: { contentType: media.type, open: () => bytesOf(media) } }
+          : undefined,
       );
-      return { ...stored, meeting: { ...stored.meeting, media: file } };
     },
   }),
 );
