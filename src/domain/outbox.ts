@@ -97,9 +97,9 @@ export async function queueDelivery(
 }
 
 /**
- * Queues the event of each webhook for a recording unless it exists, in one bulk write: (webhook,
- * recording) is unique, so repeating a fan-out creates nothing twice. Returns how many this call
- * created.
+ * Queues the event of each webhook for a recording unless it exists, in one unordered insert:
+ * (webhook, recording) is unique among events, so repeating a fan-out creates nothing twice (the
+ * duplicates are refused one by one, the others stored). Returns how many this call created.
  */
 export async function queueWebhookEvents(
   collections: Collections,
@@ -108,26 +108,23 @@ export async function queueWebhookEvents(
   now: Date,
 ): Promise<number> {
   if (webhooks.length === 0) return 0;
+  const events: OutboxDoc[] = webhooks.map((webhook) => ({
+    _id: new ObjectId(),
+    kind: 'webhook_event',
+    webhookId: webhook._id,
+    recordingId,
+    requestedBy: webhook.ownerId,
+    destinationUrl: webhook.url,
+    ...unsent(now),
+  }));
   let created: number;
   try {
-    const result = await collections.outbox.bulkWrite(
-      webhooks.map((webhook) => ({
-        updateOne: {
-          filter: { kind: 'webhook_event', webhookId: webhook._id, recordingId },
-          update: {
-            $setOnInsert: { requestedBy: webhook.ownerId, destinationUrl: webhook.url, ...unsent(now) },
-          },
-          upsert: true,
-        },
-      })),
-      { ordered: false },
-    );
-    created = result.upsertedCount;
+    created = (await collections.outbox.insertMany(events, { ordered: false })).insertedCount;
   } catch (error) {
-    // Two processes fanning out the same meeting at once: the other one inserted those.
+    // Events queued before (a fan-out repeated, or another process fanning out the same meeting).
     if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => e.code === 11000))
       throw error;
-    created = error.result.upsertedCount;
+    created = error.result.insertedCount;
   }
   if (created > 0) hintWork();
   return created;

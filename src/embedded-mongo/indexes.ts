@@ -287,10 +287,22 @@ export class Index {
 
   /**
    * Whether a replacement of `before` by `after` certainly leaves this index's keys alone, known
-   * without making them: only worth asking where keys are costly (text indexes).
+   * without making them: when it kept every top-level field the keys (or the partial filter) read.
+   * Stored documents are never changed in place and an update copies only what it changes, so a
+   * field holding the very same value as before holds the same keys.
    */
-  keysUnchanged(_before: Document, _after: Document): boolean {
-    return false;
+  keysUnchanged(before: Document, after: Document): boolean {
+    this.roots ??= this.readRoots();
+    return this.roots?.every((root) => before[root] === after[root]) ?? false;
+  }
+
+  private roots: string[] | null | undefined;
+
+  /** The top-level fields whose values decide this index's keys; null when that is not known. */
+  protected readRoots(): string[] | null {
+    const partial = this.spec.partialFilterExpression;
+    const filtered = partial === undefined ? [] : filterRoots(partial);
+    return filtered && [...new Set([...this.fields.map(rootOf), ...filtered])];
   }
 
   /** For unique indexes: the first key already owned by another record. */
@@ -399,6 +411,24 @@ export class Index {
     });
     return out;
   }
+}
+
+const rootOf = (path: string): string => path.split('.', 1)[0]!;
+
+/** The top-level fields a filter reads, through $and/$or/$nor; null for anything else ($expr...). */
+function filterRoots(filter: Document): string[] | null {
+  const roots: string[] = [];
+  for (const [key, value] of Object.entries(filter)) {
+    if (!key.startsWith('$')) roots.push(rootOf(key));
+    else if ((key === '$and' || key === '$or' || key === '$nor') && Array.isArray(value)) {
+      for (const clause of value) {
+        const inner = isPlainObject(clause) ? filterRoots(clause) : null;
+        if (inner === null) return null;
+        roots.push(...inner);
+      }
+    } else return null;
+  }
+  return roots;
 }
 
 /** Options that must match for two specs with the same key pattern to be "the same index". */

@@ -200,12 +200,16 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
     const ctx: Context = { coll, matcher, sort, stats: stats() };
     return { plan, ctx, steps: execute(plan.root, ctx), results: [] as Match[], done: false };
   });
-  const shapeKey = queryShape(coll, {
-    filter: request.filter,
-    sort: request.sort,
-    hint: request.hint,
-    limited: limit > 0,
-  });
+  // Only a choice between plans is cached.
+  const shapeKey =
+    runs.length > 1
+      ? queryShape(coll, {
+          filter: request.filter,
+          sort: request.sort,
+          hint: request.hint,
+          limited: limit > 0,
+        })
+      : '';
   const cached = runs.length > 1 ? cachedPlan(coll, shapeKey) : undefined;
   const fromCache = cached && runs.find((run) => planSignature(run.plan.root) === cached.signature);
   let winner = fromCache ?? runs[0]!;

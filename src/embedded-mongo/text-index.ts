@@ -135,8 +135,19 @@ export class TextIndex extends Index {
     this.folded.clear();
   }
 
+  /** Its weighted fields and the language override: null (any field) for the wildcard. */
+  protected override readRoots(): string[] | null {
+    const fields = Object.keys(this.spec.weights as Document);
+    const own = super.readRoots();
+    if (own === null || fields.includes('$**')) return null;
+    const language = String(this.spec.language_override ?? 'language');
+    return [...new Set([...own, ...fields.map((field) => field.split('.', 1)[0]!), language])];
+  }
+
   /** An update that leaves every indexed string (and its weight and language) as it was. */
   override keysUnchanged(before: Document, after: Document): boolean {
+    if (super.keysUnchanged(before, after)) return true;
+    if (this.partial && this.partial(before) !== this.partial(after)) return false;
     const texts: unknown[] = [];
     const visit = (text: string, weight: number, language: string) => {
       texts.push(text, weight, language);

@@ -272,7 +272,9 @@ function applyTopLevel(doc: Document, ops: Document): boolean | undefined {
     doc[field] = after;
     // An undefined field does not count in exactKey: it is as good as absent.
     if (
-      before === undefined ? after !== undefined : after === undefined || exactKey(before) !== exactKey(after)
+      before === undefined
+        ? after !== undefined
+        : after === undefined || surelyDiffer(before, after) || exactKey(before) !== exactKey(after)
     )
       changed = true;
   }
@@ -282,6 +284,13 @@ function applyTopLevel(doc: Document, ops: Document): boolean | undefined {
   }
   return changed;
 }
+
+/**
+ * Values mingo's isEqual found unequal that exactKey would find unequal too, known without it
+ * (exactKey copies a long string whole): null and a value, or two strings.
+ */
+const surelyDiffer = (a: unknown, b: unknown): boolean =>
+  a === null || b === null || (typeof a === 'string' && typeof b === 'string');
 
 export interface ApplyOptions {
   arrayFilters?: Document[] | undefined;

@@ -155,6 +155,22 @@ describe('unique indexes', () => {
     expect((await rejection(c.insertOne({ email: 'a', active: true }))).code).toBe(11000);
   });
 
+  it('an update of the partial filter alone takes a document out of the index, and back in', async () => {
+    const c = coll('uniq_partial_update');
+    await c.createIndex({ email: 1 }, { unique: true, partialFilterExpression: { active: true } });
+    await c.insertOne({ _id: 1 as never, email: 'a', active: true });
+    await c.updateOne({ _id: 1 as never }, { $set: { active: false } });
+    await c.insertOne({ _id: 2 as never, email: 'a', active: true });
+    const back = await rejection(c.updateOne({ _id: 1 as never }, { $set: { active: true } }));
+    expect(back.code).toBe(11000);
+    // An update of a field the index does not read keeps the document's key where it was.
+    await c.updateOne({ _id: 2 as never }, { $set: { note: 'kept' } });
+    expect((await rejection(c.insertOne({ email: 'a', active: true }))).code).toBe(11000);
+    expect(await c.find({ email: 'a', active: true }).hint('email_1').toArray()).toEqual([
+      { _id: 2, email: 'a', active: true, note: 'kept' },
+    ]);
+  });
+
   it('unique indexes on array fields index each element', async () => {
     const c = coll('uniq_multikey');
     await c.createIndex({ tags: 1 }, { unique: true });

@@ -315,4 +315,16 @@ describe('the none language', () => {
     expect(await ids('text_plain', 'meeting')).toEqual([2]);
     expect(await ids('text_plain', 'the')).toEqual([1]);
   });
+
+  it("an update of a document's language alone indexes its words again", async () => {
+    const c = coll('text_relanguage');
+    await c.createIndex({ body: 'text' });
+    await c.insertOne({ _id: 1, body: 'the meetings', language: 'none' });
+    expect(await ids('text_relanguage', 'meeting')).toEqual([]);
+    await c.updateOne({ _id: 1 }, { $set: { language: 'english', seen: 1 } });
+    expect(await ids('text_relanguage', 'meeting')).toEqual([1]);
+    // An update of other fields keeps what the words are found by.
+    await c.updateOne({ _id: 1 }, { $set: { seen: 2 } });
+    expect(await ids('text_relanguage', 'meeting')).toEqual([1]);
+  });
 });
