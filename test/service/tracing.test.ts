@@ -175,7 +175,7 @@ describe('tracing', () => {
         env: {
           ...process.env,
           MONGODB_URI: t.app.mongoUri,
-          LOG_LEVEL: 'info',
+          LOG_LEVEL: 'debug', // a delivered attempt's line is a debug line
           EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
           DELIVERY_POLL_MS: '100',
           OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
