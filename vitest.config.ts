@@ -12,6 +12,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Each worker process runs its files one after another without loading every module again
+    // for each file (that took half the suite's time: 8.3 minutes isolated, 5.3 not). Safe while
+    // tests leave globals alone: none changes process.env, mocks a module or fakes timers, and each
+    // file starts its own service and engine.
+    isolate: false,
     // Services the tests start (in-process or `npm start`) keep the embedded engine in memory.
     env: { EMBEDDED_MONGO_PATH: ':memory:' },
   },
