@@ -219,6 +219,18 @@ export class Index {
       const x = a.values[i];
       const y = b.values[i];
       if (x === y) continue;
+      // The commonest keys first, compared inline: every insert makes about twenty comparisons.
+      // (an invalid date or NaN goes the general way).
+      if (typeof x === 'string' && typeof y === 'string') return (x < y ? -1 : 1) * this.directions[i]!;
+      const d =
+        typeof x === 'number' && typeof y === 'number'
+          ? x - y
+          : x instanceof Date && y instanceof Date
+            ? x.getTime() - y.getTime()
+            : Number.NaN;
+      if (d < 0) return -this.directions[i]!;
+      if (d > 0) return this.directions[i]!;
+      if (d === 0) continue;
       if (x === TREE_LOW || y === TREE_HIGH) return -1;
       if (x === TREE_HIGH || y === TREE_LOW) return 1;
       const c = compareKeyValues(x, y);
