@@ -219,8 +219,8 @@ export class Index {
       const x = a.values[i];
       const y = b.values[i];
       if (x === y) continue;
-      // The commonest keys first, compared inline: every insert makes about twenty comparisons.
-      // (an invalid date or NaN goes the general way).
+      // The commonest keys, two strings, numbers or dates, compared inline: an insert makes about
+      // twenty comparisons per index. An invalid date or NaN goes the general way.
       if (typeof x === 'string' && typeof y === 'string') return (x < y ? -1 : 1) * this.directions[i]!;
       const d =
         typeof x === 'number' && typeof y === 'number'
