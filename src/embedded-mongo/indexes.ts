@@ -189,6 +189,8 @@ export class Index {
   /** Unique indexes only: record ids by key, to find a duplicate without a tree walk. */
   private entries = new Map<string, Postings>();
   private readonly tree;
+  /** What readRoots() gives, asked once (at the first update). */
+  private roots: string[] | null | undefined;
 
   constructor(spec: IndexSpec, partialMatcher?: (doc: Document) => boolean) {
     this.spec = spec;
@@ -308,8 +310,6 @@ export class Index {
     return this.roots?.every((root) => before[root] === after[root]) ?? false;
   }
 
-  private roots: string[] | null | undefined;
-
   /** The top-level fields whose values decide this index's keys; null when that is not known. */
   protected readRoots(): string[] | null {
     const partial = this.spec.partialFilterExpression;
@@ -425,7 +425,8 @@ export class Index {
   }
 }
 
-const rootOf = (path: string): string => path.split('.', 1)[0]!;
+/** The top-level field of a dotted path. */
+export const rootOf = (path: string): string => path.split('.', 1)[0]!;
 
 /** The top-level fields a filter reads, through $and/$or/$nor; null for anything else ($expr...). */
 function filterRoots(filter: Document): string[] | null {

@@ -4,7 +4,7 @@
 // Phrases and case/diacritic-sensitive searches are checked on the documents, as mongod does.
 
 import { stem } from 'porter2';
-import { type Entry, Index, IndexKey, type IndexSpec, type ScanStats } from './indexes.js';
+import { type Entry, Index, IndexKey, type IndexSpec, rootOf, type ScanStats } from './indexes.js';
 import type { TextSearch } from './text-query.js';
 import { type DocumentTerms, TextSpec } from './text-spec.js';
 import { ENGLISH_STOP_WORDS } from './text-stop-words.js';
@@ -141,7 +141,7 @@ export class TextIndex extends Index {
     const own = super.readRoots();
     if (own === null || fields.includes('$**')) return null;
     const language = String(this.spec.language_override ?? 'language');
-    return [...new Set([...own, ...fields.map((field) => field.split('.', 1)[0]!), language])];
+    return [...new Set([...own, ...fields.map(rootOf), language])];
   }
 
   /** An update that leaves every indexed string (and its weight and language) as it was. */
