@@ -200,7 +200,7 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
     const ctx: Context = { coll, matcher, sort, stats: stats() };
     return { plan, ctx, steps: execute(plan.root, ctx), results: [] as Match[], done: false };
   });
-  // Only a choice between plans is cached.
+  // Only a choice between plans is cached, so only then is the query's shape worked out.
   const shapeKey =
     runs.length > 1
       ? queryShape(coll, {
@@ -209,8 +209,8 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
           hint: request.hint,
           limited: limit > 0,
         })
-      : '';
-  const cached = runs.length > 1 ? cachedPlan(coll, shapeKey) : undefined;
+      : undefined;
+  const cached = shapeKey === undefined ? undefined : cachedPlan(coll, shapeKey);
   const fromCache = cached && runs.find((run) => planSignature(run.plan.root) === cached.signature);
   let winner = fromCache ?? runs[0]!;
   if (runs.length > 1 && !fromCache) {
@@ -240,7 +240,7 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
       if (match) results.push(match);
     }
   winner.steps.return(undefined);
-  if (runs.length > 1) {
+  if (shapeKey !== undefined) {
     const spent = works(winner.ctx.stats);
     if (!fromCache)
       rememberPlan(coll, shapeKey, { signature: planSignature(winner.plan.root), works: trialWorks });
