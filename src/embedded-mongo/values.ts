@@ -189,6 +189,17 @@ function cmp<T>(a: T, b: T): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * Dates by time; an invalid one (a BSON date beyond what a JavaScript Date holds) before every
+ * other and equal to another, as NaN among numbers, so that the order stays total.
+ */
+function compareTimes(a: Date, b: Date): number {
+  const x = a.getTime();
+  const y = b.getTime();
+  if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : -1;
+  return Number.isNaN(y) ? 1 : cmp(x, y);
+}
+
 // An ObjectId's hex string, computed once per instance: index entries keep their ObjectIds, and
 // every B-tree comparison on an ObjectId field would otherwise build two strings.
 const objectIdHex = new WeakMap<object, string>();
@@ -233,7 +244,7 @@ export function compareValues(a: unknown, b: unknown): number {
     if (a > b) return 1;
     if (a === b) return 0;
   } else if (typeof a === 'string' && typeof b === 'string') return cmp(a, b);
-  else if (a instanceof Date && b instanceof Date) return cmp(a.getTime(), b.getTime());
+  else if (a instanceof Date && b instanceof Date) return compareTimes(a, b);
   else if (isObjectId(a) && isObjectId(b)) return compareObjectIds(a, b);
   const ta = typeOrder(a);
   const tb = typeOrder(b);
@@ -290,7 +301,7 @@ export function compareValues(a: unknown, b: unknown): number {
     case 9:
       return cmp(Number(a), Number(b));
     case 10:
-      return cmp((a as Date).getTime(), (b as Date).getTime());
+      return compareTimes(a as Date, b as Date);
     case 11: {
       const ta2 = a as { t: number; i: number };
       const tb2 = b as { t: number; i: number };
