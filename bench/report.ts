@@ -1,6 +1,6 @@
 /** The report: the table people read, the targets, the JSON file, and the comparison of two files. */
 import { readFileSync } from 'node:fs';
-import type { FanoutResult } from './fanout.js';
+import type { FanoutPhaseName, FanoutResult } from './fanout.js';
 import type { MediaResult } from './media.js';
 import type { RoundFigures } from './rounds.js';
 import type { SearchResult } from './search.js';
@@ -111,7 +111,7 @@ export interface BenchReport {
   scenarios: ScenarioReport[];
   pageSizes: PageSizes[];
   fanout: (FanoutResult & {
-    phase: 'steady' | 'burst';
+    phase: FanoutPhaseName;
     /** Recordings per second offered (0: as fast as ingestion goes). */
     rate: number;
     peakRssMb: number;
@@ -180,7 +180,7 @@ export function formatReport(report: BenchReport): string {
     }
   }
   for (const f of report.fanout) {
-    const name = `webhook fan-out, ${f.phase} (${f.recordings} x ${f.webhooks}${f.rate > 0 ? `, ${f.rate}/s` : ''})`;
+    const name = `webhook fan-out, ${f.phase} (${f.recordings} x ${f.webhooks}${f.rate > 0 ? `, ${f.rate}/s` : ''}${f.phase === 'warm-up' ? ', no target' : ''})`;
     if (f.status === 'skipped') {
       rows.push([name, `skipped: ${f.reason}`, '-', '-', '-', '-', '-', '-', '-', '-', '-', '-']);
       continue;

@@ -137,6 +137,22 @@ describe('serviceTargets', () => {
     expect(passing.map((t) => t.status)).toEqual(['PASS', 'PASS']);
   });
 
+  it('holds no target to the warm-up, however slow its cold start', () => {
+    const targets = serviceTargets({
+      ...none,
+      fanout: [
+        fanout({ phase: 'warm-up', deliveriesPerSecond: 500, p99: 900 }),
+        fanout({ phase: 'steady', rate: 5, p99: 100 }),
+        fanout({ phase: 'burst' }),
+      ],
+    });
+    expect(targets.map((t) => t.name)).toEqual([
+      expect.stringMatching(/^webhooks, steady/),
+      expect.stringMatching(/^webhooks, burst/),
+    ]);
+    expect(targets.map((t) => t.status)).toEqual(['PASS', 'PASS']);
+  });
+
   it('marks a fan-out phase that could not run as skipped', () => {
     const [target] = serviceTargets({
       ...none,
