@@ -113,6 +113,12 @@ function decodeOne(spec: ParamSpec, raw: string): unknown {
 }
 
 /**
+ * zod 4 leaves `issue.input` out unless asked: without it every wrong type (`"yes"` for a boolean)
+ * would read as a missing value. It only fills in issues, so a valid request pays nothing for it.
+ */
+const reportInput = true;
+
+/**
  * Reads the declared parameters from `values(name)` (every value sent under that name), checks
  * them against `object` and returns the typed result, defaults applied. Undeclared query
  * parameters are ignored.
@@ -134,7 +140,7 @@ export function decodeParams<T extends z.ZodObject>(
     if (given.length > 1) throw badRequest(`Invalid ${where(spec)}: give it at most once.`);
     if (given.length === 1) raw[spec.key] = decodeOne(spec, given[0]!);
   }
-  const result = object.safeParse(raw);
+  const result = object.safeParse(raw, { reportInput });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const spec = specs.find((s) => s.key === issue.path[0]);
@@ -147,7 +153,7 @@ export function decodeParams<T extends z.ZodObject>(
 export function decodeBody<T extends z.ZodObject>(object: T, body: unknown): z.output<T> {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw badRequest('The body must be a JSON object.');
-  const result = object.safeParse(body);
+  const result = object.safeParse(body, { reportInput });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {

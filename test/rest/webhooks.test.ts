@@ -65,8 +65,31 @@ describe('POST /webhooks', () => {
       },
       /"extra"/,
     ],
-    ['no destination_url', { triggered_for: ['my_recordings'], include_summary: true }, /destination_url/],
-    ['no triggered_for', { destination_url: HOOK, include_summary: true }, /triggered_for/],
+    [
+      'no destination_url',
+      { triggered_for: ['my_recordings'], include_summary: true },
+      /^Missing body property "destination_url"\.$/,
+    ],
+    [
+      'no triggered_for',
+      { destination_url: HOOK, include_summary: true },
+      /^Missing body property "triggered_for"\.$/,
+    ],
+    [
+      'a null destination_url',
+      { destination_url: null, triggered_for: ['my_recordings'], include_summary: true },
+      /^Invalid body property "destination_url": must be a string\.$/,
+    ],
+    [
+      'a number as destination_url',
+      { destination_url: 42, triggered_for: ['my_recordings'], include_summary: true },
+      /^Invalid body property "destination_url": must be a string\.$/,
+    ],
+    [
+      'a string as triggered_for',
+      { destination_url: HOOK, triggered_for: 'my_recordings', include_summary: true },
+      /^Invalid body property "triggered_for": must be an array\.$/,
+    ],
     [
       'an empty triggered_for',
       { destination_url: HOOK, triggered_for: [], include_summary: true },
@@ -91,7 +114,12 @@ describe('POST /webhooks', () => {
     [
       'a boolean as a string',
       { destination_url: HOOK, triggered_for: ['my_recordings'], include_summary: 'true' },
-      /include_summary/,
+      /^Invalid body property "include_summary": must be a boolean\.$/,
+    ],
+    [
+      'a word as a boolean',
+      { destination_url: HOOK, triggered_for: ['my_recordings'], include_transcript: 'yes' },
+      /^Invalid body property "include_transcript": must be a boolean\.$/,
     ],
     [
       'a destination_url that is not a URL',
