@@ -34,6 +34,14 @@ module.exports = {
       to: { path: '^src/db/' },
     },
     {
+      name: 'rest-compat-knows-no-worker',
+      comment:
+        'The REST door and its reference describe deliveries, they do not run them: what both they and the worker state (the retry schedule, the signature) is a domain fact they read from src/domain.',
+      severity: 'error',
+      from: { path: '^rest-compat/' },
+      to: { path: '^src/delivery/' },
+    },
+    {
       name: 'embedded-mongo-is-self-contained',
       comment:
         'The embedded engine stands in for a real MongoDB and could be its own package: it imports only itself and packages.',

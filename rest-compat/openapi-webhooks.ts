@@ -2,11 +2,11 @@
  * What the service POSTs to other people's URLs, for the OpenAPI document: the "new meeting
  * content ready" webhook event (top-level `webhooks`) and the transcript and summary deliveries
  * of destination_url (`callbacks` of their routes). Bodies are src/delivery/payload.ts's, headers
- * src/delivery/signing.ts's, and the receiver's answers mean what src/delivery/schedule.ts and
+ * src/delivery/signing.ts's, and the receiver's answers mean what src/domain/retry-schedule.ts and
  * src/domain/outbox.ts make of them.
  */
 
-import { JITTER, RETRY_DELAYS_MS } from '../src/delivery/schedule.js';
+import { JITTER, RETRY_DELAYS_MS } from '../src/domain/retry-schedule.js';
 import { DISABLE_AFTER_FAILING_MS } from '../src/domain/outbox.js';
 import { PREVIOUS_SECRET_TTL_MS } from '../src/domain/webhooks.js';
 import * as E from './examples.js';

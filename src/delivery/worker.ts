@@ -46,7 +46,7 @@ import { signingSecrets } from '../domain/webhooks.js';
 import type { Logger } from '../logger.js';
 import { EgressGuard } from './egress.js';
 import { buildBody } from './payload.js';
-import { type AttemptResult, decide } from './schedule.js';
+import { type AttemptResult, decide } from '../domain/retry-schedule.js';
 import { webhookHeaders } from './signing.js';
 import { Slots } from './slots.js';
 import { ViewerCache } from './viewer-cache.js';
