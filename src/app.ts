@@ -173,12 +173,13 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     metrics,
     config.SEND_TIMEOUT_MS,
   );
-  const url = await listen(server, config.PORT, config.HOST);
-  publicUrl ||= url;
-
+  // The worker starts first (its thread takes seconds to load): once the service answers, it is
+  // whole, and whoever waits for /readyz finds the banner (URLs, demo keys) already printed.
   const worker = config.DELIVERY_WORKER
     ? await startServerWorker(config, { mongoUri, ...connectOptions }, logger, metrics)
     : undefined;
+  const url = await listen(server, config.PORT, config.HOST);
+  publicUrl ||= url;
 
   return {
     server,

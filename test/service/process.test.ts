@@ -4,6 +4,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
+import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
 import { exitOf, outputOf, waitForOutput } from '../support/processes.js';
@@ -23,6 +24,15 @@ afterAll(async () => {
   busy?.close();
   await engine?.close();
 });
+
+/** A port nobody listens on now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 /** Runs an entry point to its end (bounded by the test timeout) with `env` added. */
 async function run(args: string[], env: Record<string, string>) {
@@ -74,6 +84,30 @@ describe('the service process', () => {
       child.kill('SIGKILL');
     }
   });
+
+  it('has printed its banner and its listening line by the time /readyz first answers', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, entry, {
+      env: { ...process.env, PORT: String(port), LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = outputOf(child);
+    try {
+      while (
+        !(await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      )
+        await setTimeout(50);
+      // What the child wrote before answering is in the pipes; let this process read them.
+      await setTimeout(200);
+      expect(output.stderr).toMatch(/REST base URL: http:\/\/\S+[\s\S]*mk_demo/);
+      expect(output.stdout).toMatch(/"msg":"listening"/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
 });
 
 describe('startup failures: one line on stderr, exit 1', () => {
@@ -117,6 +151,23 @@ describe('MONGODB_URI credentials are never shown', () => {
     expect(code).toBe(1);
     expectOneLine(stderr);
     expect(stdout + stderr).not.toContain(password);
+  });
+
+  it('nor the options that carry secrets, in the banner and the listening line', async () => {
+    const uri = `${engine.uri}&tlsCertificateKeyFilePassword=${password}`;
+    const child = spawn(process.execPath, entry, {
+      env: { ...process.env, LOG_LEVEL: 'info', SEED_DEMO: 'false', PORT: '0', MONGODB_URI: uri },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = outputOf(child);
+    try {
+      while (!/MongoDB: .*\n/.test(output.stderr) || !/"msg":"listening"/.test(output.stdout))
+        await setTimeout(50);
+      expect(output.stderr).toContain('tlsCertificateKeyFilePassword=***');
+      expect(output.stdout + output.stderr).not.toContain(password);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('nor in a configuration error (exit 2)', async () => {
