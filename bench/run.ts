@@ -265,8 +265,6 @@ async function main(): Promise<number> {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: opts.logLevel,
-      // Commands per request are counted through the driver's monitoring, on every server alike.
-      MONGODB_COMMAND_METRICS: 'true',
       RATE_LIMIT_GENERAL: '1000000000',
       RATE_LIMIT_HEAVY: '1000000000',
       // One key drives every connection; the process-wide budget stays as in production.

@@ -10,7 +10,9 @@ import { createLogger } from '../src/logger.js';
 import { commandCounter, failToParent, serveParent } from './ipc.js';
 
 try {
-  const config = loadConfig(process.env);
+  // This process counts the commands of every request, so it monitors them whatever its parent
+  // (the bench, the soak) passed: without it the driver has no command events to give.
+  const config = loadConfig({ ...process.env, MONGODB_COMMAND_METRICS: 'true' });
   const logger = createLogger(config.LOG_LEVEL);
   const app = await startApp(config, logger);
   const counter = commandCounter(app.database);
