@@ -4,12 +4,11 @@
  * forged or unsigned request is refused.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createWebhook, emailOf, ingest, recordingJson, startDeliveryTest } from '../delivery/support.js';
 import type { TestApp } from '../support/app.js';
-import { exitOf, outputOf, waitForOutput } from '../support/processes.js';
+import { exitOf, freePort, outputOf, waitForOutput } from '../support/processes.js';
 
 const alice = 'account admin';
 
@@ -18,15 +17,6 @@ let receiver: ChildProcess;
 let receiverUrl: string;
 let secret: string;
 let output: { stdout: string; stderr: string };
-
-/** A port nobody listens on now, for the receiver's PORT (it must be known before the webhook exists). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   const [app, testReceiver] = await startDeliveryTest({ DELIVERY_WORKER: 'true' });

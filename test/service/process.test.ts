@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
-import { exitOf, outputOf, waitForOutput } from '../support/processes.js';
+import { exitOf, freePort, outputOf, waitForOutput } from '../support/processes.js';
 
 const entry = ['--import', 'tsx', 'src/main.ts'];
 const workerEntry = ['--import', 'tsx', 'src/delivery/cli/worker.ts'];
@@ -24,15 +24,6 @@ afterAll(async () => {
   busy?.close();
   await engine?.close();
 });
-
-/** A port nobody listens on now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** Runs an entry point to its end (bounded by the test timeout) with `env` added. */
 async function run(args: string[], env: Record<string, string>) {

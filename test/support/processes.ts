@@ -1,6 +1,7 @@
 /** Child processes in tests: their output, their exit, and the processes they started. */
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 
 /** Everything the child writes, stdout and stderr apart, as it arrives. */
 export function outputOf(child: ChildProcess): { stdout: string; stderr: string } {
@@ -59,4 +60,13 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A port nobody listens on now, for a child that must be told its port before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
