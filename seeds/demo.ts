@@ -648,8 +648,11 @@ function slots(rng: Random): Slot[] {
 }
 
 /**
- * The newest meetings are still processing: no summary yet (content not ready). Only two, so that
- * the first page anyone sees (GraphiQL's first tab, a first REST call) is mostly real content.
+ * The newest meetings are still processing: no summary yet (content not ready). Like a recording
+ * whose recorder has not yet looked at it, they are not shared yet: only their recorders (Mike,
+ * Sam) see them, so the account admin's newest meetings, the first page anyone sees (GraphiQL's
+ * first tab, a first REST call with the admin's key), all have content, while a recorder's own
+ * list still shows what a meeting looks like before its content is ready.
  */
 const TRANSCRIPT_ONLY = 1;
 const NO_CONTENT_YET = 1;
@@ -689,6 +692,8 @@ function buildMeeting(rng: Random, index: number, slot: Slot): MeetingSeed {
   };
 
   const readyFrom = MEETING_COUNT - TRANSCRIPT_ONLY - NO_CONTENT_YET;
+  // After the plan drew its sharing, so every other meeting stays as generated.
+  if (index >= readyFrom) meeting.sharing = { users: [], teams: [], all_teams: false };
   if (index >= MEETING_COUNT - NO_CONTENT_YET) return meeting;
 
   const teamByEmail = new Map([plan.recorder, ...plan.internal].map((u) => [u.email, u.team]));

@@ -18,16 +18,25 @@ export const API_KEY_PLACEHOLDER = '<your API key: npm start prints one per demo
 /** The tab comment lines that say where the key comes from. */
 function keyNote(apiKey: string | undefined): string {
   return apiKey
-    ? `# Headers (below) already hold the demo account admin's key (Alice Moreau).`
-    : '# First put your API key into Headers (below), then run.';
+    ? `# Headers (below) already hold the demo
+# account admin's key (Alice Moreau).`
+    : `# First put your API key into Headers
+# (below), then run.`;
 }
 
-const meetingsTab = (
-  apiKey: string | undefined,
-) => `# Your newest meetings, with their summary and transcript lines.
+// Every line of these examples fits GraphiQL's query editor on a 1280×720 screen without a
+// sideways scroll: about 49 columns show there, and the editor scrolls once a line comes within
+// 5 columns of its edge (Monaco's scrollBeyondLastColumn), so at most 44 columns here.
+// test/graphql/graphiql.test.ts measures it in Chromium.
+
+const meetingsTab = (apiKey: string | undefined) => `# Your newest meetings, with their
+# summary and transcript lines.
 ${keyNote(apiKey)}
-# Run with ▶ (Ctrl-Enter). Docs (the book icon, top left) lists every field.
-# The newest meeting may still be processing: its content is null until it is ready.
+# Run with ▶ (Ctrl-Enter). Docs (the book
+# icon, top left) lists every field.
+# A meeting still processing has
+# defaultSummary and transcript null until
+# its content is ready.
 query RecentMeetings {
   viewer { name email }
   meetings(first: 5) {
@@ -38,19 +47,36 @@ query RecentMeetings {
         recordingStartTime
         recordedBy { name team }
         defaultSummary { markdownFormatted }
-        transcript { timestamp speaker { displayName } text }
+        transcript {
+          timestamp
+          speaker { displayName }
+          text
+        }
       }
     }
   }
 }
 `;
 
-const pagingTab = `# Paging: lists are Relay connections, newest first, forward only.
-# Run it, then copy pageInfo.endCursor into "after" in Variables (below)
-# and run again for the next page; hasNextPage says whether there is one.
-query MeetingPage($first: Int, $after: String) {
+const pagingTab = `# Paging: lists are Relay connections,
+# newest first, forward only. Run it, then
+# copy pageInfo.endCursor into "after" in
+# Variables (below) and run again for the
+# next page; hasNextPage says whether there
+# is one.
+query MeetingPage(
+  $first: Int
+  $after: String
+) {
   meetings(first: $first, after: $after) {
-    edges { node { recordingId title recordingStartTime sharedWith } }
+    edges {
+      node {
+        recordingId
+        title
+        recordingStartTime
+        sharedWith
+      }
+    }
     pageInfo { hasNextPage endCursor }
   }
 }
@@ -58,16 +84,33 @@ query MeetingPage($first: Int, $after: String) {
 
 const pagingVariables = JSON.stringify({ first: 3, after: null }, null, 2);
 
-const searchTab = `# Search: meetings where every word and "quoted phrase" was said (or
-# written in the title, summary or action items), and where: each edge's
-# matches give the place and, in a transcript, the moment and the speaker.
-# Words match by stem ("priced" finds "pricing"); -word excludes.
-# orderBy: RELEVANCE puts the best matches first (NEWEST is the default).
+const searchTab = `# Search: meetings where every word and
+# "quoted phrase" was said (or written in
+# the title, summary or action items), and
+# where: each edge's matches give the place
+# and, in a transcript, the moment and the
+# speaker. Words match by stem ("priced"
+# finds "pricing"); -word excludes.
+# orderBy: RELEVANCE puts the best matches
+# first (NEWEST is the default).
 query SearchMeetings($search: String!) {
-  meetings(filter: { search: $search }, orderBy: RELEVANCE, first: 5) {
+  meetings(
+    filter: { search: $search }
+    orderBy: RELEVANCE
+    first: 5
+  ) {
     edges {
-      node { recordingId title recordingStartTime }
-      matches(first: 3) { field snippet timestamp speaker }
+      node {
+        recordingId
+        title
+        recordingStartTime
+      }
+      matches(first: 3) {
+        field
+        snippet
+        timestamp
+        speaker
+      }
     }
     pageInfo { hasNextPage endCursor }
   }
@@ -81,50 +124,100 @@ const searchVariables = JSON.stringify({ search: 'pricing "walk you through"' },
 // EGRESS_ALLOW_CIDRS opens them). 93.184.216.34 is the address the guard's tests use as public.
 // It is someone else's host, so the URL is https: certificates rarely name a bare IP, so a
 // delivery fails its TLS handshake before any meeting content is sent there.
-const webhookTab = `# Registers a webhook: new meeting content is POSTed to destinationUrl,
-# signed (Standard Webhooks). The secret is shown this once: keep it.
-# The URL must be http(s) and reach a public address: loopback and private
-# ones are refused unless EGRESS_ALLOW_CIDRS opens them, and a host name must
-# resolve. This example uses a public IP literal so that it works even
-# offline (https: its certificate will not match the bare IP, so no content
-# is sent there); put your receiver's URL there. deleteWebhook(id:) removes it.
+const webhookTab = `# Registers a webhook: new meeting content
+# is POSTed to destinationUrl, signed
+# (Standard Webhooks). The secret is shown
+# this once: keep it.
+# The URL must be http(s) and reach a
+# public address: loopback and private ones
+# are refused unless EGRESS_ALLOW_CIDRS
+# opens them, and a host name must resolve.
+# This example uses a public IP literal so
+# that it works even offline (https: its
+# certificate will not match the bare IP,
+# so no content is sent there); put your
+# receiver's URL there.
+# deleteWebhook(id:) removes it.
 mutation CreateWebhook {
   createWebhook(input: {
-    destinationUrl: "https://93.184.216.34/meetings-webhook"
-    triggeredFor: [MY_RECORDINGS, SHARED_TEAM_RECORDINGS]
+    destinationUrl:
+      "https://93.184.216.34/hook"
+    triggeredFor: [
+      MY_RECORDINGS
+      SHARED_TEAM_RECORDINGS
+    ]
     includeSummary: true
     includeActionItems: true
   }) {
     secret
-    webhook { id url triggeredFor enabled createdAt }
+    webhook {
+      id
+      url
+      triggeredFor
+      enabled
+      createdAt
+    }
   }
 }
 `;
 
-const downloadTab = `# Downloads: a recording's media (its video, or its audio) through a signed
-# link that works for a day, to whoever holds it: run it, then open audio.url
-# (or video.url) in the browser. The demo gives Alice's three newest own
-# recordings a short audio file; Meeting.media says which recordings have one.
+const downloadTab = `# Downloads: a recording's media (its
+# video, or its audio) through a signed
+# link that works for a day, to whoever
+# holds it: run it, then open audio.url (or
+# video.url) in the browser. The demo gives
+# Alice's three newest own recordings a
+# short audio file; Meeting.media says
+# which recordings have one.
 mutation Download($recordingId: Int!) {
-  requestDownload(recordingId: $recordingId) {
+  requestDownload(
+    recordingId: $recordingId
+  ) {
     id
     status
-    video { url contentType fileSizeBytes expiresAt }
-    audio { url contentType fileSizeBytes expiresAt }
+    video {
+      url
+      contentType
+      fileSizeBytes
+      expiresAt
+    }
+    audio {
+      url
+      contentType
+      fileSizeBytes
+      expiresAt
+    }
   }
 }
 `;
 
-const subscriptionTab = `# Live updates: each meeting you may see, when its content becomes ready.
-# Run it (it waits), then make an event happen from a terminal, e.g. finish
-# the newest demo meeting, which has no content yet. The service must have
-# been started with a fixed engine port (EMBEDDED_MONGO_PORT=27018 npm start):
-#
-#   npm run -s seed -- --print-demo \\
-#     | jq '.meetings[-1] + {default_summary: {template_name: "General",
-#           markdown_formatted: "## Summary\\nDone."}}' > /tmp/recording.json
-#   MONGODB_URI='mongodb://127.0.0.1:27018/?directConnection=true' \\
-#     npm run ingest -- --file /tmp/recording.json
+// The demo's newest meeting is still processing and not shared yet (seeds/demo.ts): the command
+// finishes it and shares it with its recorder's team, which the demo admin sees (all teams).
+const subscriptionTab = `# Live updates: each meeting you may see,
+# when its content becomes ready. Run it
+# (it waits), then make an event happen
+# from a terminal, e.g. finish the newest
+# demo meeting (Mike's: still processing,
+# not shared yet) and share it with his
+# team. The service must have been started
+# with a fixed engine port:
+#   EMBEDDED_MONGO_PORT=27018 npm start
+# Then:
+#   npm run -s seed -- --print-demo |
+#   jq '.meetings[-1] + {
+#     default_summary: {
+#       template_name: "General",
+#       markdown_formatted:
+#         "## Summary\\nDone."},
+#     sharing: {users: [],
+#       teams: ["Engineering"],
+#       all_teams: false}
+#   }' > /tmp/meeting.json
+#   ENGINE=mongodb://127.0.0.1:27018
+#   OPTS='?directConnection=true'
+#   export MONGODB_URI="$ENGINE/$OPTS"
+#   npm run ingest -- \\
+#     --file /tmp/meeting.json
 subscription ContentReady {
   meetingContentReady {
     recordingId

@@ -136,12 +136,14 @@ describe('the demo dataset', () => {
     expect(count(d.meetings, (m) => (m.highlights?.length ?? 0) > 0)).toBeGreaterThan(50);
   });
 
-  it('leaves the newest few meetings without a summary (content not ready)', () => {
+  it('leaves the newest few meetings without a summary (content not ready), not shared yet', () => {
     const newestFirst = [...d.meetings].sort((a, b) => b.recording_id - a.recording_id);
     const notReady = d.meetings.filter((m) => !m.default_summary);
     expect(notReady.length).toBe(2);
     expect(new Set(notReady)).toEqual(new Set(newestFirst.slice(0, 2)));
     expect(count(notReady, (m) => m.transcript !== undefined)).toBe(1);
+    // Not shared yet: only their recorders see them, so the account admin's newest are all ready.
+    for (const m of notReady) expect(m.sharing).toEqual({ users: [], teams: [], all_teams: false });
   });
 
   it('has meetings that start recording at the same instant', () => {
