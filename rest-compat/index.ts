@@ -1,4 +1,4 @@
 /** The REST compatibility layer for /external/v1: wire `createRestDoor` into the HTTP server. */
 export { createRestDoor, MAX_BODY_BYTES, REST_PREFIX, type RestDoorOptions } from './door.js';
-export { buildOpenApiDocument } from './openapi.js';
+export { API_KEY_SCHEME, buildOpenApiDocument } from './openapi.js';
 export { routes } from './routes.js';

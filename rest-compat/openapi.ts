@@ -108,6 +108,27 @@ function commonErrors(
   };
 }
 
+/** An example value as a reader would type it: an array's items one by one. */
+const exampleText = (value: unknown): string =>
+  (Array.isArray(value) ? value : [value]).map((v) => `\`${String(v)}\``).join(', ');
+
+/**
+ * A parameter's example. A reference's "Try it out" (Swagger UI) fills each parameter with its
+ * `example` and sends it, so only a required parameter, which the caller must give anyway, carries
+ * one there. An optional one shows its example in its description: filled in, the examples of one
+ * route add up to a request nobody meant (every filter at once, and a cursor made for other filters,
+ * which the service refuses), where left empty "Execute" sends just the defaults and works.
+ */
+function parameterExample(
+  p: { required: boolean; description?: string },
+  value: unknown,
+): { description?: string; example?: unknown } {
+  if (value === undefined) return p.description ? { description: p.description } : {};
+  if (p.required) return { ...(p.description ? { description: p.description } : {}), example: value };
+  const example = `Example: ${exampleText(value)}.`;
+  return { description: p.description ? `${p.description} ${example}` : example };
+}
+
 function operationOf(route: Route): Record<string, unknown> {
   const examples = (status: number): Examples | undefined =>
     route.examples?.responses[status] ?? sharedErrorExamples[status];
@@ -116,10 +137,9 @@ function operationOf(route: Route): Record<string, unknown> {
     name: p.name,
     in: p.in,
     required: p.required,
-    ...(p.description ? { description: p.description } : {}),
+    ...parameterExample(p, parameterExamples[p.key]),
     ...(p.kind === 'array' ? { style: 'form', explode: true } : {}),
     schema: p.schema,
-    example: parameterExamples[p.key],
   }));
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(route.responses)) {
@@ -157,6 +177,9 @@ function operationOf(route: Route): Record<string, unknown> {
       : {}),
   };
 }
+
+/** The security scheme of `X-Api-Key`: what the REST reference authorizes with the demo key. */
+export const API_KEY_SCHEME = 'apiKeyAuth';
 
 export function buildOpenApiDocument(routes: readonly Route[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -203,7 +226,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): Record<string, u
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/external/v1' }],
-    security: [{ apiKeyAuth: [] }, { bearerAuth: [] }],
+    security: [{ [API_KEY_SCHEME]: [] }, { bearerAuth: [] }],
     tags: Object.entries(tags).map(([name, description]) => ({ name, description })),
     paths,
     webhooks,
@@ -211,7 +234,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): Record<string, u
       schemas: componentSchemas(),
       parameters: webhookHeaderParameters,
       securitySchemes: {
-        apiKeyAuth: {
+        [API_KEY_SCHEME]: {
           type: 'apiKey',
           in: 'header',
           name: 'X-Api-Key',

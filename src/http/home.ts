@@ -108,8 +108,9 @@ function personasSection(personas: readonly DemoPersona[], base: string): Html {
   return html`<h2 id="demo">Demo personas</h2>
 <p>The demo dataset is loaded. Each persona shows
 part of the access rules. Send a key as the <code>X-Api-Key</code> header; a connected app's token
-goes in <code>Authorization: Bearer</code>. GraphiQL opens with the account admin's key; to be
-another persona, put <code>{"X-Api-Key": "…"}</code> in its Headers tab.</p>
+goes in <code>Authorization: Bearer</code>. GraphiQL and the REST reference's "Try it out" start
+with the account admin's key; to be another persona, put <code>{"X-Api-Key": "…"}</code> in
+GraphiQL's Headers tab, or the key in the reference's Authorize dialog.</p>
 <table>
 <thead><tr><th>persona</th><th>email</th><th>send as</th><th>key</th><th>what it shows</th></tr></thead>
 <tbody>${personas.map(

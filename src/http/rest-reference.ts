@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { REST_PREFIX } from '../../rest-compat/index.js';
+import { API_KEY_SCHEME, REST_PREFIX } from '../../rest-compat/index.js';
 import { PrecompressedPage } from './compression.js';
 import { sendJson } from './respond.js';
 import type { Door } from './server.js';
@@ -66,22 +66,43 @@ function assetDoor(file: string, contentType: string): { door: Door; url: string
   };
 }
 
-export function restReferenceDoors(): Door[] {
+export interface RestReferenceSetup {
+  /**
+   * The key "Try it out" starts with (the demo account admin's, only while the demo dataset is
+   * loaded, as GraphiQL's headers): the reference's first request then runs as it is. Without
+   * one, Authorize asks for a key.
+   */
+  apiKey?: string;
+}
+
+export function restReferenceDoors({ apiKey }: RestReferenceSetup = {}): Door[] {
   const script = assetDoor('swagger-ui-bundle.js', 'text/javascript; charset=utf-8');
   const styles = assetDoor('swagger-ui.css', 'text/css; charset=utf-8');
   // Its own file rather than inline, so the policy can forbid inline scripts.
   const startPath = `${REST_REFERENCE_PATH}/start.js`;
+  const options = JSON.stringify({
+    url: OPENAPI_PATH,
+    dom_id: '#reference',
+    validatorUrl: null, // the default badge is an image from validator.swagger.io
+    docExpansion: 'list', // every operation's method, path and summary shown, details on click
+    deepLinking: true,
+    filter: true,
+    // Keys stay out of localStorage, as GraphiQL's headers do (graphiql.ts): the demo key comes
+    // back from this script on each visit, a key typed into Authorize lasts as long as the page.
+    persistAuthorization: false,
+  });
+  // Swagger UI calls onComplete once the document is loaded (after SwaggerUIBundle returned):
+  // only then can a scheme of the document be authorized.
+  const onComplete = apiKey
+    ? `,\n  onComplete: () => window.ui.preauthorizeApiKey(${JSON.stringify(API_KEY_SCHEME)}, ${JSON.stringify(apiKey)}),\n`
+    : '';
   const start = lazy(() =>
     PrecompressedPage.create(
-      `window.ui = SwaggerUIBundle(${JSON.stringify({
-        url: OPENAPI_PATH,
-        dom_id: '#reference',
-        validatorUrl: null, // the default badge is an image from validator.swagger.io
-        docExpansion: 'list', // every operation's method, path and summary shown, details on click
-        deepLinking: true,
-        filter: true,
-      })});\n`,
+      `window.ui = SwaggerUIBundle({ ...${options}${onComplete} });\n`,
       'text/javascript; charset=utf-8',
+      // With the demo key in it: for this browser only, and asked again on each visit, so a restart
+      // without the demo data (no key) shows at once.
+      'private, no-cache',
     ),
   );
   const html = lazy(() =>
