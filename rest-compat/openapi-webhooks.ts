@@ -6,8 +6,8 @@
  * src/domain/outbox.ts make of them.
  */
 
-import { JITTER, RETRY_DELAYS_MS } from '../src/domain/retry-schedule.js';
 import { DISABLE_AFTER_FAILING_MS } from '../src/domain/outbox.js';
+import { JITTER, RETRY_DELAYS_MS } from '../src/domain/retry-schedule.js';
 import { PREVIOUS_SECRET_TTL_MS } from '../src/domain/webhooks.js';
 import * as E from './examples.js';
 import type { CallbackSpec, Examples } from './route.js';

@@ -42,11 +42,11 @@ import {
   storeBodies,
   trackWebhook,
 } from '../domain/outbox.js';
+import { type AttemptResult, decide } from '../domain/retry-schedule.js';
 import { signingSecrets } from '../domain/webhooks.js';
 import type { Logger } from '../logger.js';
 import { EgressGuard } from './egress.js';
 import { buildBody } from './payload.js';
-import { type AttemptResult, decide } from '../domain/retry-schedule.js';
 import { webhookHeaders } from './signing.js';
 import { Slots } from './slots.js';
 import { ViewerCache } from './viewer-cache.js';

@@ -9,9 +9,9 @@ import { ObjectId } from 'mongodb';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboxDoc } from '../../src/db/documents.js';
-import { RETRY_DELAYS_MS } from '../../src/domain/retry-schedule.js';
 import type { DeliveryWorker, WorkerOptions } from '../../src/delivery/worker.js';
 import { fanOutContentReady } from '../../src/domain/content-ready.js';
+import { RETRY_DELAYS_MS } from '../../src/domain/retry-schedule.js';
 import { keyOf, type TestApp } from '../support/app.js';
 import type { Received, Receiver } from '../support/receiver.js';
 import {
