@@ -33,6 +33,7 @@ import { operationalDoors } from './http/operations.js';
 import { restReferenceDoors } from './http/rest-reference.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
 import type { Logger } from './logger.js';
+import { LoopDelay } from './loop-delay.js';
 
 export interface App {
   server: Server;
@@ -85,6 +86,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   }
 
   const metrics = createMetrics();
+  const loopDelay = new LoopDelay();
   // An engine on our own event loop cannot hang on its own, and a long command of it would look
   // like a socket timeout: it gets no bounds. On its own thread it is a database like any other: a
   // stuck or dead engine fails requests within the bounds (503) while the server goes on answering.
@@ -144,6 +146,10 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       budgetBytes: config.ADMISSION_BUDGET_MB * 1_000_000,
     },
     onShed: (reason) => metrics.shedRequests.inc({ reason }),
+    overload: {
+      loopBehind: () => loopDelay.ms() > config.ADMISSION_MAX_LOOP_DELAY_MS,
+      databaseReachable: () => database.reachable(),
+    },
     onRateLimited: (bucket) => metrics.rateLimitedRequests.inc({ bucket }),
     authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
     maxBodyBytes: config.GRAPHQL_MAX_BODY_BYTES,
@@ -166,12 +172,15 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       graphqlDoor(graphql),
       createRestDoor({ graphql, logger }),
       mediaDoor(database.media, mediaLinks),
-      ...restReferenceDoors(),
+      // With the demo data, "Try it out" starts authorized with the same key as GraphiQL.
+      ...restReferenceDoors(
+        demoLoaded ? { apiKey: demoPersonas.find((p) => p.label === 'account admin')?.apiKey } : {},
+      ),
       homeDoor({ version: serviceVersion(), demoPersonas: demoLoaded ? demoPersonas : undefined }),
     ],
     logger,
     metrics,
-    config.SEND_TIMEOUT_MS,
+    { sendTimeoutMs: config.SEND_TIMEOUT_MS },
   );
   // The worker starts first (its thread takes seconds to load): once the service answers, it is
   // whole, and whoever waits for /readyz finds the banner (URLs, demo keys) already printed.
@@ -205,6 +214,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       await usage.close(); // the last uses noted: after the last request, before the database goes
       await database.close();
       await engine?.close();
+      loopDelay.stop();
     },
   };
 }

@@ -204,9 +204,16 @@ export const variables = {
     schema: z.coerce.number().int().min(1),
     default: '64',
   }),
+  ADMISSION_MAX_LOOP_DELAY_MS: variable({
+    description:
+      "event-loop delay from which requests for content are refused with 503 and Retry-After (the process is saturated), and a database timeout met meanwhile is answered so too, as the process's overload rather than a database outage",
+    expects: 'a positive whole number of milliseconds',
+    schema: millis,
+    default: '250',
+  }),
   SEND_TIMEOUT_MS: variable({
     description:
-      'a connection that neither sends nor reads for this long is closed (a client that stops reading a large answer)',
+      'a connection that neither sends nor reads for this long is closed, and an answer its client takes none of for this long is cut (a client that stops reading a large answer)',
     expects: 'a positive whole number of milliseconds',
     schema: millis,
     default: '30000',

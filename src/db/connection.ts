@@ -7,6 +7,7 @@
 import { type CommandStartedEvent, type Db, MongoClient } from 'mongodb';
 import { type Collections, collectionsOf, ensureIndexes } from './collections.js';
 import { MediaStore } from './media-store.js';
+import { watchReachability } from './reachability.js';
 
 export interface Database {
   client: MongoClient;
@@ -20,6 +21,8 @@ export interface Database {
    */
   onCommand(listener: (event: CommandStartedEvent) => void): () => void;
   ping(): Promise<boolean>;
+  /** Whether the driver's monitor reaches the database (see reachability.ts); no round trip. */
+  reachable(): boolean;
   close(): Promise<void>;
 }
 
@@ -67,6 +70,7 @@ export async function connectDatabase(
     ),
     appName: 'meetings-gateway',
   });
+  const reachable = watchReachability(client);
   await client.connect();
   const db = client.db(dbName);
   const collections = collectionsOf(db);
@@ -99,6 +103,7 @@ export async function connectDatabase(
         clearTimeout(timer);
       }
     },
+    reachable,
     close: () => client.close(),
   };
 }

@@ -6,6 +6,7 @@
 import {
   MongoError,
   MongoNetworkError,
+  MongoNetworkTimeoutError,
   MongoOperationTimeoutError,
   MongoServerSelectionError,
 } from 'mongodb';
@@ -35,6 +36,22 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       return true;
     if (e instanceof MongoError && typeof e.code === 'number' && failoverCodes.has(e.code)) return true;
   }
+  return false;
+}
+
+/**
+ * Whether `error` (or what caused it) is a wait that ran out (a socket read, a pool checkout, an
+ * operation's deadline) rather than a server that refused or vanished: with a busy event loop
+ * these fire although the database answered, its reply unread behind our own work.
+ */
+export function isDatabaseTimeout(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (
+      e instanceof MongoNetworkTimeoutError ||
+      e instanceof MongoOperationTimeoutError ||
+      e.name === 'MongoWaitQueueTimeoutError'
+    )
+      return true;
   return false;
 }
 

@@ -3,15 +3,25 @@
  * it selects (page sizes × content kinds, after @skip/@include), and excess work is refused at once
  * instead of queued, so memory stays bounded and small requests stay fast:
  *
- * - a credential may run a few heavy operations at once (429, like Stripe's concurrency limiter);
+ * - a credential may run a few heavy operations at once, and hold at most a share of the budget
+ *   (429, like Stripe's concurrency limiter);
  * - the process produces at most `budgetBytes` of estimated content at once (503); an operation
- *   larger than the whole budget runs only when nothing else is producing content.
+ *   larger than the whole budget runs only when nothing else is producing content;
+ * - while the event loop runs behind (see overload.ts) no content is taken on (503): shedding then
+ *   keeps the loop from saturating, where every wait, the database driver's too, runs out.
  *
  * Operations that select no content (lists of titles, the viewer, teams, health) cost nothing and
  * are never shed. The estimate is held until the answer has been written out (or the client went
  * away): memory is freed when the bytes have left, not when execution ends.
  */
-import type { DocumentNode, FieldNode, FragmentDefinitionNode, SelectionSetNode, ValueNode } from 'graphql';
+import type {
+  DocumentNode,
+  FieldNode,
+  FragmentDefinitionNode,
+  GraphQLError,
+  SelectionSetNode,
+  ValueNode,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { DEFAULT_PAGE_SIZE } from '../domain/pagination.js';
 import type { GraphQLContext } from './context.js';
@@ -25,7 +35,11 @@ export interface AdmissionPolicy {
   budgetBytes: number;
 }
 
-export type ShedReason = 'credential_concurrency' | 'process_budget';
+export type ShedReason =
+  | 'credential_concurrency'
+  | 'credential_budget'
+  | 'process_budget'
+  | 'event_loop_delay';
 
 /** Typical size of each content kind of one meeting, as JSON (a transcript dominates). */
 const contentBytes: Record<string, number> = {
@@ -41,6 +55,14 @@ const HEAVY_BYTES = 1_000_000;
 /** Below this an operation is not worth counting at all. */
 const SMALL_BYTES = 64_000;
 const RETRY_AFTER_SECONDS = 1;
+/**
+ * The part of the budget one credential may hold (and always one operation, when it holds nothing
+ * else). An answer whose client stops reading holds its estimate until it is cut (SEND_TIMEOUT_MS):
+ * without a share, a few such answers of one key refused every other key's large pages meanwhile.
+ * Per key and not per client address: behind a proxy or a NAT all clients share an address, while
+ * a key is what one tenant is given (and what can be revoked).
+ */
+const CREDENTIAL_SHARE = 0.5;
 
 type Variables = Record<string, unknown>;
 
@@ -100,38 +122,78 @@ export function estimateContentBytes(document: DocumentNode, variables: Variable
 /** What the process and each credential are producing right now. */
 class Admissions {
   private inFlightBytes = 0;
-  private readonly heavyByCredential = new Map<string, number>();
+  private readonly byCredential = new Map<string, { heavy: number; bytes: number }>();
 
   constructor(private readonly policy: AdmissionPolicy) {}
 
-  /** Takes the work on, or says why not; the returned function gives it back (once). */
-  admit(credential: string, bytes: number): (() => void) | ShedReason {
+  /**
+   * Takes the work on, or says why not; the returned function gives it back (once). A loop that
+   * runs behind takes no more content on, but some while none is in flight: shedding everything
+   * would not make it catch up any sooner (a burst's own parsing may be what delayed it).
+   */
+  admit(credential: string, bytes: number, loopBehind: boolean): (() => void) | ShedReason {
+    if (loopBehind && this.inFlightBytes > 0) return 'event_loop_delay';
     const heavy = bytes >= HEAVY_BYTES;
-    const running = this.heavyByCredential.get(credential) ?? 0;
-    if (heavy && running >= this.policy.heavyPerCredential) return 'credential_concurrency';
+    const held = this.byCredential.get(credential) ?? { heavy: 0, bytes: 0 };
+    if (heavy && held.heavy >= this.policy.heavyPerCredential) return 'credential_concurrency';
+    if (held.bytes > 0 && held.bytes + bytes > this.policy.budgetBytes * CREDENTIAL_SHARE)
+      return 'credential_budget';
     if (this.inFlightBytes > 0 && this.inFlightBytes + bytes > this.policy.budgetBytes)
       return 'process_budget';
     this.inFlightBytes += bytes;
-    if (heavy) this.heavyByCredential.set(credential, running + 1);
+    held.bytes += bytes;
+    if (heavy) held.heavy++;
+    this.byCredential.set(credential, held);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.inFlightBytes -= bytes;
-      if (!heavy) return;
-      const left = (this.heavyByCredential.get(credential) ?? 1) - 1;
-      if (left > 0) this.heavyByCredential.set(credential, left);
-      else this.heavyByCredential.delete(credential);
+      held.bytes -= bytes;
+      if (heavy) held.heavy--;
+      if (held.bytes <= 0) this.byCredential.delete(credential);
     };
   }
 }
+
+const refusals: Record<ShedReason, (policy: AdmissionPolicy) => GraphQLError> = {
+  credential_concurrency: (policy) =>
+    graphQLError(
+      'RATE_LIMITED',
+      `Too many large requests at once for this key: at most ${policy.heavyPerCredential} may run together (pages with transcripts are large). Retry in ${RETRY_AFTER_SECONDS} s, once one has finished, or ask for smaller pages.`,
+      RETRY_AFTER_SECONDS,
+    ),
+  credential_budget: (policy) =>
+    graphQLError(
+      'RATE_LIMITED',
+      `Too much large content at once for this key: its requests may produce about ${Math.round((policy.budgetBytes * CREDENTIAL_SHARE) / 1e6)} MB together (a transcript is about 0.2 MB). Retry in ${RETRY_AFTER_SECONDS} s, once one has finished and been read, or ask for smaller pages.`,
+      RETRY_AFTER_SECONDS,
+    ),
+  process_budget: () =>
+    graphQLError(
+      'OVERLOADED',
+      `The service is busy producing other large answers. Retry in ${RETRY_AFTER_SECONDS} s, or ask for smaller pages or fewer content fields.`,
+      RETRY_AFTER_SECONDS,
+    ),
+  event_loop_delay: () =>
+    graphQLError(
+      'OVERLOADED',
+      `The service is too busy to take on large answers now. Retry in ${RETRY_AFTER_SECONDS} s, or ask for smaller pages or fewer content fields.`,
+      RETRY_AFTER_SECONDS,
+    ),
+};
 
 /** The node response of the request (both doors put it in the server context), to release on close. */
 interface WithResponse {
   res?: { closed: boolean; once(event: 'close', listener: () => void): unknown };
 }
 
-export function admission(policy: AdmissionPolicy, onShed: (reason: ShedReason) => void): Plugin {
+/** `loopBehind`: whether the event loop runs too far behind to take content on (see overload.ts). */
+export function admission(
+  policy: AdmissionPolicy,
+  onShed: (reason: ShedReason) => void,
+  loopBehind: () => boolean,
+): Plugin {
   const admissions = new Admissions(policy);
   return {
     onExecute({ args, setResultAndStopExecution }) {
@@ -139,7 +201,7 @@ export function admission(policy: AdmissionPolicy, onShed: (reason: ShedReason) 
       if (!context.viewer) return;
       const bytes = estimateContentBytes(args.document, args.variableValues ?? {});
       if (bytes < SMALL_BYTES) return;
-      const outcome = admissions.admit(context.viewer.credentialId.toHexString(), bytes);
+      const outcome = admissions.admit(context.viewer.credentialId.toHexString(), bytes, loopBehind());
       if (typeof outcome === 'function') {
         if (context.res) {
           // A client that already went away will not close again: give the share back now.
@@ -150,21 +212,7 @@ export function admission(policy: AdmissionPolicy, onShed: (reason: ShedReason) 
         return { onExecuteDone: outcome };
       }
       onShed(outcome);
-      setResultAndStopExecution({
-        errors: [
-          outcome === 'credential_concurrency'
-            ? graphQLError(
-                'RATE_LIMITED',
-                `Too many large requests at once for this key: at most ${policy.heavyPerCredential} may run together (pages with transcripts are large). Retry in ${RETRY_AFTER_SECONDS} s, once one has finished, or ask for smaller pages.`,
-                RETRY_AFTER_SECONDS,
-              )
-            : graphQLError(
-                'OVERLOADED',
-                `The service is busy producing other large answers. Retry in ${RETRY_AFTER_SECONDS} s, or ask for smaller pages or fewer content fields.`,
-                RETRY_AFTER_SECONDS,
-              ),
-        ],
-      });
+      setResultAndStopExecution({ errors: [refusals[outcome](policy)] });
     },
   };
 }

@@ -6,16 +6,28 @@
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { isDatabaseUnavailable } from '../db/outage.js';
+import { isDatabaseTimeout, isDatabaseUnavailable } from '../db/outage.js';
 import { errorStatus, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
+import { graphQLError } from './errors.js';
+import type { Overload } from './overload.js';
 
 const code = 'SERVICE_UNAVAILABLE';
+const OVERLOADED_RETRY_AFTER_SECONDS = 1;
 
-/** The client's error for `cause` when it is an outage (masking calls it), undefined otherwise. */
-export function unavailableError(cause: unknown): GraphQLError | undefined {
+/**
+ * The client's error for `cause` when it is an outage (masking calls it), undefined otherwise; a
+ * timeout our own busy event loop explains is OVERLOADED instead (see overload.ts).
+ */
+export function unavailableError(cause: unknown, overload: Overload): GraphQLError | undefined {
   const original = cause instanceof GraphQLError ? (cause.originalError ?? cause) : cause;
   if (!isDatabaseUnavailable(original)) return undefined;
+  if (isDatabaseTimeout(original) && overload.loopBehind() && overload.databaseReachable())
+    return graphQLError(
+      'OVERLOADED',
+      `The service is too busy to answer in time. Retry in ${OVERLOADED_RETRY_AFTER_SECONDS} s.`,
+      OVERLOADED_RETRY_AFTER_SECONDS,
+    );
   return new GraphQLError('The service is temporarily unavailable; retry later.', {
     // Kept for the log line below; clients see the message and extensions only.
     originalError: original as Error,

@@ -23,6 +23,7 @@ import { exposeHttpStatus } from './http-status-extension.js';
 import { type InProcessCaller, inProcessResult } from './in-process-result.js';
 import { armor, nestingLimit } from './limits.js';
 import { createLoaders, type Directory } from './loaders.js';
+import { neverOverloaded, type Overload } from './overload.js';
 import { isPublicIntrospection, publicIntrospection } from './public-introspection.js';
 import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
@@ -83,6 +84,8 @@ export function createGraphQLServer(options: {
   services: ResolverServices;
   admission: AdmissionPolicy;
   onShed?: (reason: ShedReason) => void;
+  /** The process's event-loop delay and the database's reachability (default: never overloaded). */
+  overload?: Overload;
   onRateLimited?: (bucket: Bucket) => void;
   /** Refused credentials one source address may send per minute before it is refused outright. */
   authFailuresPerMinute: number;
@@ -94,6 +97,7 @@ export function createGraphQLServer(options: {
   graphiql?: GraphiQLSetup;
 }): GraphQLServer {
   const { collections, logger, services } = options;
+  const overload = options.overload ?? neverOverloaded;
   const throttle = new AuthThrottle(options.authFailuresPerMinute);
   async function authenticateThrottled(presented: PresentedCredential, source: string) {
     throttle.check(source);
@@ -120,7 +124,10 @@ export function createGraphQLServer(options: {
       // else is an error, with its message and stack.
       error: (...args) =>
         args.every(
-          (a) => domainErrorOf(a) || (a instanceof GraphQLError && isClientFacing(a)) || unavailableError(a),
+          (a) =>
+            domainErrorOf(a) ||
+            (a instanceof GraphQLError && isClientFacing(a)) ||
+            unavailableError(a, overload),
         )
           ? logger.debug({ errors: args.map((a) => (a as Error).message) }, 'graphql request refused')
           : logger.error({ err: args.find((a) => a instanceof Error), args: args.map(String) }, 'yoga'),
@@ -157,7 +164,7 @@ export function createGraphQLServer(options: {
       nestingLimit(), // after armor: it wraps armor's token-limited parser
       subscriptionRootRule(),
       rateLimit(collections, options.rateLimits, options.onRateLimited ?? (() => {})),
-      admission(options.admission, options.onShed ?? (() => {})),
+      admission(options.admission, options.onShed ?? (() => {}), overload.loopBehind),
       compiledExecution({
         onCompiled: (operationName) => logger.debug({ operationName }, 'query compiled'),
         onCompileError: (errors) =>
@@ -174,7 +181,7 @@ export function createGraphQLServer(options: {
           return error instanceof GraphQLError
             ? withLocation(error, fromDomainError(domain))
             : fromDomainError(domain);
-        const outage = unavailableError(error);
+        const outage = unavailableError(error, overload);
         if (outage) return error instanceof GraphQLError ? withLocation(error, outage) : outage;
         if (error instanceof GraphQLError && isClientFacing(error)) {
           const actionable = yogaRefusals[error.message];

@@ -132,7 +132,8 @@ export const graphqlErrorCodes: readonly GraphQLErrorCode[] = [
   {
     code: 'OVERLOADED',
     status: errorStatus.OVERLOADED,
-    meaning: 'The service is busy producing other large answers (load shedding).',
+    meaning:
+      'The service is busy: producing other large answers, or its event loop runs behind (load shedding).',
     action: 'Retry after `Retry-After` seconds, or ask for smaller pages or fewer content fields.',
   },
   {
@@ -225,7 +226,7 @@ export const restErrorStatuses: readonly RestErrorStatus[] = [
   },
   {
     status: 503,
-    meaning: 'The database does not answer, or the service is busy producing other large answers.',
+    meaning: 'The database does not answer, or the service is busy (load shedding).',
     action: 'Retry after `Retry-After` seconds; smaller pages are refused less often.',
   },
 ];

@@ -14,6 +14,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { type Logger, withRequestId } from '../logger.js';
 import type { Metrics } from './metrics.js';
 import { clientGone, sendJson } from './respond.js';
+import { cutStalledAnswers } from './stalled-answers.js';
 
 export interface RequestInfo {
   requestId: string;
@@ -90,7 +91,7 @@ function rawJsonResponse(status: number, error: string, headers: Record<string, 
 }
 
 /** node's parser errors: the answer to each (what node would send, with a reason). */
-function clientErrorAnswer(code: string | undefined): { status: number; error: string } {
+function clientErrorAnswer(code: string | undefined, bounds: HttpBounds): { status: number; error: string } {
   if (code === 'HPE_HEADER_OVERFLOW')
     return {
       status: 431,
@@ -99,12 +100,14 @@ function clientErrorAnswer(code: string | undefined): { status: number; error: s
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
     return {
       status: 408,
-      error: 'The request took too long to arrive: send its headers within 20 s and all of it within 60 s.',
+      error: `The request took too long to arrive: send its headers within ${seconds(bounds.headersTimeoutMs)} and all of it within ${seconds(bounds.requestTimeoutMs)}.`,
     };
   if (code === 'HPE_INVALID_VERSION')
     return { status: 400, error: 'This HTTP version is not supported here: send HTTP/1.1.' };
   return { status: 400, error: 'The request is not valid HTTP/1.1.' };
 }
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 function findDoor(doors: Door[], pathname: string): Door | undefined {
   // `/` itself is an exact path (the home page), not a prefix of everything.
@@ -113,13 +116,30 @@ function findDoor(doors: Door[], pathname: string): Door | undefined {
   );
 }
 
+/** How long a client may take: to send a request, and to take an answer. */
+export interface HttpBounds {
+  /** The headers of a request, from the connection or the previous request (408 after). */
+  headersTimeoutMs: number;
+  /** A whole request, headers and body (408 after). */
+  requestTimeoutMs: number;
+  /** A connection that neither sends nor reads, or an answer its client takes none of, is cut. */
+  sendTimeoutMs: number;
+}
+
+export const defaultHttpBounds: HttpBounds = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 60_000,
+  sendTimeoutMs: 30_000,
+};
+
 export function createHttpServer(
   doors: Door[],
   logger: Logger,
   metrics: Metrics,
-  sendTimeoutMs = 30_000,
+  given: Partial<HttpBounds> = {},
 ): Server {
-  const server = createServer((req, res) => {
+  const bounds = { ...defaultHttpBounds, ...given };
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const started = process.hrtime.bigint();
     const requestId = pickRequestId(req);
     const pathname = (req.url ?? '/').split('?')[0] ?? '/';
@@ -166,7 +186,19 @@ export function createHttpServer(
         else res.destroy();
       }
     });
-  });
+  };
+  const server = createServer(
+    {
+      // Slow clients may not hold a socket forever.
+      headersTimeout: bounds.headersTimeoutMs,
+      requestTimeout: bounds.requestTimeoutMs,
+      // node looks for requests past these bounds only this often (30 s by default): as late as
+      // the idle cut below, which then closed a socket that had sent nothing but blank lines
+      // without its 408. Checking four times per headers bound (at most every second) answers first.
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(bounds.headersTimeoutMs / 4)),
+    },
+    listener,
+  );
   // No door tunnels: without a listener node would drop a CONNECT unanswered.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     logger.debug({ method: req.method, url: redactedUrl(req.url ?? '/') }, 'CONNECT refused');
@@ -183,16 +215,14 @@ export function createHttpServer(
       socket.destroy();
       return;
     }
-    const answer = clientErrorAnswer(error.code);
+    const answer = clientErrorAnswer(error.code, bounds);
     logger.debug({ code: error.code, status: answer.status }, 'malformed request refused');
     socket.end(rawJsonResponse(answer.status, answer.error));
   });
-  // Slow clients may not hold a socket forever.
-  server.requestTimeout = 60_000;
-  server.headersTimeout = 20_000;
-  // Nor stop reading: a socket idle this long (an answer it does not take) is closed, and the
-  // answer's memory freed.
-  server.timeout = sendTimeoutMs;
+  // Nor stop reading: a socket idle this long is closed; an answer its client takes none of is
+  // cut by cutStalledAnswers (node's own timer lets a half-written answer live twice as long).
+  server.timeout = bounds.sendTimeoutMs;
+  cutStalledAnswers(server, bounds.sendTimeoutMs);
   return server;
 }
 

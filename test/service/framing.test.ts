@@ -5,6 +5,9 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMetrics } from '../../src/http/metrics.js';
+import { createHttpServer, listen } from '../../src/http/server.js';
+import { createLogger } from '../../src/logger.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -14,8 +17,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** Writes `data`, and collects what comes back until the server closes (or 2 s pass). */
-function exchange(data: string): Promise<{ text: string; closed: boolean }> {
-  const { hostname, port } = new URL(t.url);
+function exchange(data: string, url = t.url): Promise<{ text: string; closed: boolean }> {
+  const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);
     let text = '';
@@ -100,6 +103,28 @@ describe('request framing', () => {
     for (const version of ['1.0', '1.1']) {
       const { text } = await exchange(`GET /healthz HTTP/${version}\r\nHost: a\r\nConnection: close\r\n\r\n`);
       expect(parse(text).status).toBe(200);
+    }
+  });
+
+  it('a request of blank lines only is answered 408 with a JSON error before the idle cut closes it', async () => {
+    // The production bounds scaled down (headers 20 s, request 60 s, idle 30 s): the same order.
+    const server = createHttpServer([], createLogger('silent'), createMetrics(), {
+      headersTimeoutMs: 400,
+      requestTimeoutMs: 1_200,
+      sendTimeoutMs: 1_500,
+    });
+    const url = await listen(server, 0, '127.0.0.1');
+    try {
+      const { text, closed } = await exchange('\r\n'.repeat(8), url);
+      const res = parse(text);
+      expect(res.status).toBe(408);
+      expect(res.body).toEqual({
+        error:
+          'The request took too long to arrive: send its headers within 0.4 s and all of it within 1.2 s.',
+      });
+      expect(closed).toBe(true);
+    } finally {
+      server.close();
     }
   });
 });

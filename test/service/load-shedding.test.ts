@@ -156,7 +156,7 @@ describe('load shedding', () => {
     }
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toMatch(
-      /http_requests_shed_total\{reason="(credential_concurrency|process_budget)"\} [1-9]/,
+      /http_requests_shed_total\{reason="(credential_concurrency|credential_budget|process_budget)"\} [1-9]/,
     );
   });
 });
