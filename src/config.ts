@@ -45,6 +45,8 @@ interface Variable<T extends z.ZodType> {
   expects: string;
   schema: T;
   default?: string;
+  /** What the default is, in words, where it is not a value (`the address it listens on`). */
+  shownDefault?: string;
 }
 
 function variable<T extends z.ZodType>(v: Variable<T>): Variable<T> {
@@ -59,14 +61,15 @@ export const variables = {
     default: '4000',
   }),
   HOST: variable({
-    description: 'interface to listen on',
+    description: 'interface to listen on (`0.0.0.0` in a container)',
     expects: 'a host name or address',
     schema: z.string().min(1),
     default: '127.0.0.1',
   }),
   PUBLIC_URL: variable({
     description:
-      "the service's base URL as its users reach it (behind a proxy: https://meetings.example.com), used in download links [default: the address it listens on]",
+      "the service's base URL as its users reach it (behind a proxy, `https://meetings.example.com`): download links point there",
+    shownDefault: 'the address it listens on',
     expects: 'an absolute http or https URL without a path, query or trailing slash',
     schema: z
       .string()
@@ -74,7 +77,8 @@ export const variables = {
       .optional(),
   }),
   MONGODB_URI: variable({
-    description: 'MongoDB connection string; unset starts the embedded engine (not for production)',
+    description:
+      'MongoDB connection string; unset starts the embedded engine (development, demos and tests: production needs a real MongoDB)',
     expects: 'a mongodb:// or mongodb+srv:// URI',
     schema: z
       .string()
@@ -89,21 +93,21 @@ export const variables = {
   }),
   MONGODB_TIMEOUT_MS: variable({
     description:
-      'bound of each step of a database operation (server selection, connect, pool wait, socket read); a hung or absent database fails a request with 503 within about twice this',
+      'bound of each step of a database operation (server selection, connect, pool wait, socket read); a hung or absent database fails a request within about twice this',
     expects: 'a positive whole number of milliseconds',
     schema: millis,
     default: '2000',
   }),
   EMBEDDED_MONGO_PORT: variable({
     description:
-      'port of the embedded engine when MONGODB_URI is unset (0: any free port); other processes can share it through MONGODB_URI',
+      "the embedded engine's port (`0`: any free port); fix it so other processes can share the engine through `MONGODB_URI`",
     expects: 'an integer from 0 to 65535',
     schema: port,
     default: '0',
   }),
   EMBEDDED_MONGO_PATH: variable({
     description:
-      "directory where the embedded engine keeps its data when MONGODB_URI is unset; ':memory:' keeps it in memory only (lost on exit)",
+      'directory where the embedded engine keeps its data (an LMDB store; created if missing; one process at a time). `:memory:` keeps it in memory, lost on exit: the tests and the bench run so',
     expects: "a directory path, or ':memory:'",
     // Undefined means in memory: the engine's own default.
     schema: z
@@ -114,99 +118,97 @@ export const variables = {
   }),
   EMBEDDED_MONGO_THREAD: variable({
     description:
-      "where the embedded engine runs: 'worker', a thread of its own (a long command never stalls HTTP answers), or 'inline', on the server's event loop (starts faster; some tests use it)",
+      "where the embedded engine runs: `worker`, a thread of its own, so a long command keeps that thread busy while the server goes on answering (and the engine gets the `MONGODB_TIMEOUT_MS` bounds like any database); `inline`, on the server's event loop (starts faster: the suite's in-process apps use it)",
     expects: 'worker or inline',
     schema: z.enum(['worker', 'inline']),
     default: 'worker',
   }),
   MONGODB_COMMAND_METRICS: variable({
     description:
-      "count the driver's commands in mongodb_commands_total (command monitoring: the driver then decodes every reply whole once more, about a third more CPU on large reads)",
+      "count the driver's commands in `mongodb_commands_total`. Off by default: command monitoring makes the driver decode every reply whole once more (a page of ten long transcripts: ~55 ms of CPU instead of ~35); the tests and the bench turn it on to count round trips",
     expects: 'true or false',
     schema: bool,
     default: 'false',
   }),
   SEED_DEMO: variable({
-    description:
-      'load the demo dataset at start (default: on the embedded engine, into an empty database only; false otherwise)',
+    description: 'load the demo dataset at start (`true`: every start, over what is there)',
+    shownDefault: 'on the embedded engine: into an empty database',
     expects: 'true or false',
     schema: bool.optional(),
   }),
   LOG_LEVEL: variable({
-    description: 'pino log level',
+    description: 'pino level (`silent` to mute)',
     expects: logLevels.join(', '),
     schema: z.enum(logLevels),
     default: 'info',
   }),
   SHUTDOWN_GRACE_MS: variable({
-    description: 'how long graceful shutdown waits for in-flight requests',
+    description: 'how long SIGTERM waits for in-flight requests and deliveries',
     expects: 'a whole number of milliseconds',
     schema: z.coerce.number().int().min(0),
     default: '10000',
   }),
   CORS_ORIGINS: variable({
-    description: 'comma-separated origins allowed to call /graphql from a browser (none by default)',
+    description: 'comma-separated browser origins allowed to call `/graphql`',
     expects: 'a comma-separated list of origins such as https://app.example.com',
     schema: list.pipe(z.array(z.url())),
     default: '',
   }),
   GRAPHQL_MAX_BODY_BYTES: variable({
     description:
-      'largest /graphql request body, refused with 413 before it is read or any key is checked (ingestRecording carries a whole recording: one with a 2,000-line transcript is a body of about 0.5 MB)',
+      'largest `/graphql` body, checked before reading and authentication (413); a whole recording sent to `ingestRecording` fits (one with a 2,000-line transcript is about 0.5 MB)',
     expects: 'a whole number of bytes from 1024',
     schema: z.coerce.number().int().min(1024),
     default: String(1024 * 1024),
   }),
   GRAPHQL_MAX_UPLOAD_MB: variable({
     description:
-      "largest GraphQL multipart request of the ingestion service (ingestRecording's media, held in memory while it is stored; larger files: npm run ingest -- --media, which streams)",
+      "largest GraphQL multipart request of the ingestion service (a recording's media sent to `ingestRecording`; the file is held in memory while it is stored, so larger ones go through `npm run ingest -- --media`, which streams); anyone else gets `GRAPHQL_MAX_BODY_BYTES`, decided from the headers before the body is read",
     expects: 'a whole number of megabytes from 1',
     schema: z.coerce.number().int().min(1),
     default: '512',
   }),
   RATE_LIMIT_GENERAL: variable({
-    description: 'requests per window per API key or token (compat.md: 60)',
+    description: 'requests per window per API key or token',
     expects: 'a positive whole number',
     schema: z.coerce.number().int().min(1),
     default: '60',
   }),
   RATE_LIMIT_HEAVY: variable({
-    description:
-      'transcript and summary requests per window per key or token, in their own bucket (compat.md: 30)',
+    description: 'transcript and summary requests per window per API key or token, in their own bucket',
     expects: 'a positive whole number',
     schema: z.coerce.number().int().min(1),
     default: '30',
   }),
   RATE_LIMIT_DOWNLOAD: variable({
     description:
-      'media download requests (not their status reads) per window per key or token, in their own bucket (compat.md: 30)',
+      'media download requests per window per API key or token, in their own bucket (their status reads count as general requests)',
     expects: 'a positive whole number',
     schema: z.coerce.number().int().min(1),
     default: '30',
   }),
   RATE_LIMIT_WINDOW_SECONDS: variable({
-    description: 'length of the rate-limit window',
+    description: 'the rate-limit window',
     expects: 'a positive whole number of seconds',
     schema: z.coerce.number().int().min(1),
     default: '60',
   }),
   ADMISSION_HEAVY_PER_CREDENTIAL: variable({
-    description:
-      'large requests (about 1 MB of content or more, e.g. pages with transcripts) one key or token may run at once; more are refused with 429',
+    description: 'large requests (about 1 MB of content or more) one key may run at once; more get 429',
     expects: 'a positive whole number',
     schema: z.coerce.number().int().min(1),
     default: '2',
   }),
   ADMISSION_BUDGET_MB: variable({
     description:
-      'estimated content (MB of JSON) this process produces at once; requests beyond it are refused with 503 and Retry-After instead of queued',
+      'estimated content (MB of JSON) the process produces at once; more gets 503. One key may hold at most half of it (always one request); more gets 429',
     expects: 'a positive whole number of megabytes',
     schema: z.coerce.number().int().min(1),
     default: '64',
   }),
   ADMISSION_MAX_LOOP_DELAY_MS: variable({
     description:
-      "event-loop delay from which requests for content are refused with 503 and Retry-After (the process is saturated), and a database timeout met meanwhile is answered so too, as the process's overload rather than a database outage",
+      'event-loop delay from which requests for content get 503 `OVERLOADED` (`Retry-After: 1`) while other content is in flight; a database timeout met meanwhile, with the database still reachable, is answered so too rather than as an outage',
     expects: 'a positive whole number of milliseconds',
     schema: millis,
     // Half the database timeout's default: a loop this far behind is heading for the driver's
@@ -216,119 +218,116 @@ export const variables = {
   }),
   SEND_TIMEOUT_MS: variable({
     description:
-      'a connection that neither sends nor reads for this long is closed, and an answer its client takes none of for this long is cut (a client that stops reading a large answer)',
+      'a connection idle this long, or an answer its client takes none of for this long, is closed',
     expects: 'a positive whole number of milliseconds',
     schema: millis,
     default: '30000',
   }),
   CREDENTIAL_CACHE_MS: variable({
     description:
-      'how long a recognised API key or token is reused without asking the database; a revoked key or a deactivated user is refused within it on every process (0: ask every time)',
+      'how long a recognised key or token is reused without asking the database; a revoked key or deactivated user is refused within it by every process (`0`: ask every time)',
     expects: 'a whole number of milliseconds, 0 or more',
     schema: z.coerce.number().int().min(0),
     default: '1000',
   }),
   INGEST_CACHE_MS: variable({
     description:
-      'how long ingestion reuses the recorder, organisation, meeting type and teams a recording names without asking the database; a change to them shows within it (0: read them for every recording)',
+      "how long ingestion reuses the recorder, organisation, meeting type and teams a recording names, and its webhooks' owners, without asking the database; a change to them shows within it (`0`: read them for every recording)",
     expects: 'a whole number of milliseconds, 0 or more',
     schema: z.coerce.number().int().min(0),
     default: '1000',
   }),
   LAST_USED_WRITE_MS: variable({
     description:
-      "how often a process writes when the API keys and tokens it recognised were last used (one bulk write for all; a key's lastUsedAt is at most this late)",
+      'how often a process writes when the keys and tokens it recognised were last used (one bulk write for all of them; `lastUsedAt` is at most this late)',
     expects: 'a positive whole number of milliseconds',
     schema: millis,
     default: '5000',
   }),
   DIRECTORY_CACHE_MS: variable({
     description:
-      'how long the users, teams and meeting types pages show (names, emails) are reused without asking the database: a renamed team shows within it (0: read them for every request)',
+      'how long the users, teams and meeting types pages show (names, emails) are reused without asking the database; a renamed team shows within it (`0`: read them for every request)',
     expects: 'a whole number of milliseconds, 0 or more',
     schema: z.coerce.number().int().min(0),
     default: '30000',
   }),
   CONTENT_CACHE_MB: variable({
     description:
-      'content (transcripts, summaries…) kept in the process as its serialised bytes, by version: a page asks the database only which versions are current and reads the bytes of the others (0: read them for every request)',
+      'content (transcripts, summaries…) kept in the process as its serialised bytes, by version: a page asks the database only which versions are current and reads the bytes of the others (`0`: read them for every request)',
     expects: 'a whole number of megabytes, 0 or more',
     schema: z.coerce.number().int().min(0),
     default: '64',
   }),
   AUTH_FAILURES_PER_MINUTE: variable({
-    description:
-      'refused API keys or tokens one client address may send per minute; then it is refused with 429 until the minute has passed',
+    description: 'refused keys one client address may send a minute; then 429 until the minute has passed',
     expects: 'a positive whole number',
     schema: z.coerce.number().int().min(1),
     default: '30',
   }),
   INGEST_TOKEN_SHA256: variable({
     description:
-      'hex SHA-256 of the service token that may call the ingestRecording mutation (sent as Authorization: Bearer <token>); unset: nobody may',
+      'hex SHA-256 of the service token allowed to call `ingestRecording` (sent as `Authorization: Bearer`; unset: nobody may)',
     expects: '64 hexadecimal characters (the first field of `printf %s "$TOKEN" | sha256sum`)',
     schema: hex256.optional(),
   }),
   WORKER_PORT: variable({
-    description: 'port of /healthz, /readyz and /metrics of `npm run worker` (the worker alone)',
+    description: 'where `npm run worker` (the worker alone) serves `/healthz`, `/readyz` and `/metrics`',
     expects: 'an integer from 0 to 65535',
     schema: port,
     default: '4001',
   }),
   DELIVERY_WORKER: variable({
-    description:
-      'run the delivery worker (webhook events and asynchronous deliveries) inside the server; `npm run worker` runs it alone',
+    description: 'run the delivery worker inside the server (`npm run worker` runs it alone)',
     expects: 'true or false',
     schema: bool,
     default: 'true',
   }),
   DELIVERY_WORKER_THREAD: variable({
     description:
-      "where the server's delivery worker runs: 'worker', a thread of its own (its sends use another core than requests), or 'inline', on the server's event loop (starts faster; tests use it)",
+      "where the server's delivery worker runs: `worker`, a thread of its own, so its claims, bodies and sends use another core than requests; `inline`, on the server's event loop (starts faster: the suite's in-process apps use it)",
     expects: 'worker or inline',
     schema: z.enum(['worker', 'inline']),
     default: 'worker',
   }),
   DELIVERY_CONCURRENCY: variable({
-    description: 'deliveries one worker sends at the same time',
+    description: 'deliveries one worker sends at once',
     expects: 'a whole number from 1 to 256',
     schema: z.coerce.number().int().min(1).max(256),
     default: '8',
   }),
   DELIVERY_POLL_MS: variable({
-    description: 'how often an idle worker looks for due deliveries and unfinished fan-outs',
+    description: 'how often an idle worker looks for due work',
     expects: 'a positive whole number of milliseconds',
     schema: millis,
     default: '1000',
   }),
   DELIVERY_TIMEOUT_MS: variable({
-    description: 'total time one delivery attempt may take (connect, send, response)',
+    description: 'total time of one attempt',
     expects: 'a positive whole number of milliseconds',
     schema: millis,
     default: '15000',
   }),
   DELIVERY_CONNECT_TIMEOUT_MS: variable({
-    description: 'time to establish the connection of one attempt (within DELIVERY_TIMEOUT_MS)',
+    description: 'connect time of one attempt',
     expects: 'a positive whole number of milliseconds',
     schema: millis,
     default: '5000',
   }),
   DELIVERY_LEASE_MS: variable({
     description:
-      'how long a worker holds a claimed delivery; if it dies, another worker delivers after this (must exceed DELIVERY_TIMEOUT_MS)',
+      "how long a claimed delivery is held; a dead worker's work is retaken after it (must exceed the timeout)",
     expects: 'a positive whole number of milliseconds',
     schema: millis,
     default: '60000',
   }),
   EGRESS_ALLOW_CIDRS: variable({
-    description:
-      'comma-separated CIDRs that outgoing requests may reach although they are private, loopback, etc. (empty: none)',
+    description: 'CIDRs outgoing requests may reach although private or loopback (tests use `127.0.0.1/32`)',
     expects: 'a comma-separated list of CIDRs such as 127.0.0.1/32,::1/128',
     schema: list.pipe(z.array(z.string().refine((v) => parseCidr(v) !== null, { message: 'not a CIDR' }))),
     default: '',
   }),
   SUBSCRIPTION_POLL_MS: variable({
-    description: 'how often subscriptions look for meetings whose content became ready (in any process)',
+    description: 'how often live subscriptions look for newly ready meetings (from any process)',
     expects: 'a positive whole number of milliseconds',
     schema: millis,
     default: '500',
@@ -376,13 +375,61 @@ export function rateLimitPolicyOf(config: Config): RateLimitPolicy {
   };
 }
 
+/**
+ * Tracing's variables: read by the OpenTelemetry SDK itself (src/telemetry.ts only looks whether
+ * an endpoint is set), so they are listed here for `--help` and the reference, not validated.
+ */
+export const tracingVariables: Record<string, string> = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'OTLP/HTTP collector; tracing is off unless it (or the next) is set',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'the traces URL itself, instead of the endpoint + `/v1/traces`',
+  OTEL_EXPORTER_OTLP_PROTOCOL: '`http/protobuf` (the default) or `http/json`; gRPC is not offered',
+  OTEL_EXPORTER_OTLP_HEADERS: 'headers sent to the collector (`key=value,...`, e.g. its token)',
+  OTEL_SERVICE_NAME:
+    'the service name of the spans (default `meetings-gateway`; the standalone worker `meetings-gateway-worker`)',
+  OTEL_RESOURCE_ATTRIBUTES: 'more resource attributes (`key=value,...`)',
+  OTEL_TRACES_SAMPLER: 'the sampler (`parentbased_always_on` by default), with `OTEL_TRACES_SAMPLER_ARG`',
+  'OTEL_BSP_*': 'the batch span processor: queue size, batch size, delay, export timeout',
+  OTEL_SDK_DISABLED: '`true` turns tracing off although an endpoint is set',
+};
+
+/** The default as a person reads it; undefined where there is none to show. */
+function defaultOf(v: Variable<z.ZodType>): string | undefined {
+  if (v.shownDefault !== undefined) return v.shownDefault;
+  if (v.default === undefined) return undefined;
+  return v.default === '' ? 'empty' : v.default;
+}
+
 export function helpText(): string {
-  const rows = Object.entries(variables).map(([name, v]) => {
-    const def =
-      'default' in v && v.default !== undefined
-        ? ` [default: ${v.default === '' ? 'empty' : v.default}]`
-        : '';
-    return `  ${name.padEnd(27)} ${v.description}${def}`;
+  const line = (name: string, text: string) => `  ${name.padEnd(34)} ${text.replaceAll('`', '')}`;
+  const rows = Object.entries(variables).map(([name, v]: [string, Variable<z.ZodType>]) => {
+    const shown = defaultOf(v);
+    return line(name, `${v.description}${shown === undefined ? '' : ` [default: ${shown}]`}`);
   });
-  return `Usage: npm start [-- --help]\n\nEnvironment variables:\n${rows.join('\n')}\n`;
+  const tracing = Object.entries(tracingVariables).map(([name, text]) => line(name, text));
+  return `Usage: npm start [-- --help]\n\nEnvironment variables:\n${rows.join('\n')}\n\nTracing (OpenTelemetry's own variables):\n${tracing.join('\n')}\n`;
+}
+
+/**
+ * The configuration reference in Markdown, as the README shows it between its
+ * `<!-- configuration -->` markers (`npm run docs` writes it; a test fails when it is stale).
+ */
+export function configurationReference(): string {
+  const cell = (text: string) => text.replaceAll('|', '\\|');
+  const rows = Object.entries(variables).map(([name, v]: [string, Variable<z.ZodType>]) => {
+    const shown = defaultOf(v);
+    const value = v.default !== undefined && v.default !== '' && v.shownDefault === undefined;
+    return `| \`${name}\` | ${shown === undefined ? 'unset' : value ? `\`${shown}\`` : shown} | ${cell(v.description)} |`;
+  });
+  const tracing = Object.entries(tracingVariables).map(([name, text]) => `| \`${name}\` | ${cell(text)} |`);
+  return [
+    '| variable | default | meaning |',
+    '|---|---|---|',
+    ...rows,
+    '',
+    "Tracing is configured by OpenTelemetry's own variables, read by its SDK (see Metrics and logs):",
+    '',
+    '| variable | meaning |',
+    '|---|---|',
+    ...tracing,
+  ].join('\n');
 }

@@ -1,5 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig, variables } from '../../src/config.js';
+import {
+  ConfigError,
+  configurationReference,
+  helpText,
+  loadConfig,
+  tracingVariables,
+  variables,
+} from '../../src/config.js';
 
 describe('configuration', () => {
   it('has defaults for a local start', () => {
@@ -31,8 +39,27 @@ describe('configuration', () => {
     expect(() => loadConfig({ SEED_DEMO: 'yes' })).toThrow(/SEED_DEMO must be true or false/);
   });
 
-  it('--help lists every variable', () => {
+  it("--help lists every variable, tracing's too, with its default", () => {
     const text = helpText();
-    for (const name of Object.keys(variables)) expect(text).toContain(name);
+    for (const name of [...Object.keys(variables), ...Object.keys(tracingVariables)])
+      expect(text).toContain(name);
+    expect(text).toMatch(/^ {2}SHUTDOWN_GRACE_MS +.*\[default: 10000\]$/m);
+    expect(text).toMatch(/^ {2}PUBLIC_URL +.*\[default: the address it listens on\]$/m);
+  });
+
+  it("the README's configuration reference is the one src/config.ts generates (npm run docs)", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const block = /<!-- configuration -->\n([\s\S]*?)\n<!-- \/configuration -->/.exec(readme)?.[1];
+    expect(block, 'run npm run docs').toBe(configurationReference());
+  });
+
+  it('the reference has a row for every variable, with its default', () => {
+    const reference = configurationReference();
+    for (const name of [...Object.keys(variables), ...Object.keys(tracingVariables)])
+      expect(reference).toContain(`| \`${name}\` |`);
+    expect(reference).toContain('| `PORT` | `4000` |');
+    expect(reference).toContain('| `MONGODB_URI` | unset |');
+    expect(reference).toContain('| `CORS_ORIGINS` | empty |');
+    expect(reference).toContain('| `PUBLIC_URL` | the address it listens on |');
   });
 });
