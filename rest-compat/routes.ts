@@ -38,7 +38,7 @@ import type {
   RestRequestDownloadMutationVariables,
   UserFilter,
 } from './operations.generated.js';
-import { defineRoute, type Route } from './route.js';
+import { defineRoute, type Examples, type Route } from './route.js';
 import * as S from './schemas.js';
 
 // ---------------------------------------------------------------- shared parameters and shapes
@@ -369,125 +369,127 @@ const listUsers = defineRoute({
   }),
 });
 
-const getRecordingTranscript = defineRoute({
-  operationId: 'getRecordingTranscript',
-  method: 'GET',
-  path: '/recordings/{recording_id}/transcript',
-  summary: 'Get the transcript of a recording',
-  tag: 'Recordings',
-  description:
-    'With destination_url the transcript is POSTed there (with recording_id) and the answer comes at once.',
-  pathParams: recordingPath,
-  query: destinationQuery,
-  responses: {
-    200: {
-      description: 'The transcript, or where it will be delivered.',
-      schema: S.TranscriptResult,
-    },
-  },
-  errors: { 404: 'No such recording, or one you may not see.' },
-  examples: {
-    parameters: { recording_id: E.recordingId, destination_url: E.deliveryUrl },
+/** The variables of the transcript's and the summary's documents, which are alike. */
+type ReadContentVariables = RestRecordingTranscriptQueryVariables & RestRecordingSummaryQueryVariables;
+type DeliverContentVariables = RestDeliverTranscriptMutationVariables & RestDeliverSummaryMutationVariables;
+
+/** What sets GET /recordings/{recording_id}/transcript and /summary apart. */
+interface ContentRouteSpec<R extends { meeting: object | null }, D extends object> {
+  /** The content, as the path, the summary and the descriptions name it. */
+  kind: 'transcript' | 'summary';
+  operationId: string;
+  /** The document that reads the content and the one that queues its delivery to destination_url. */
+  operations: { read: string; deliver: string };
+  /** The 200 answer (a schema of schemas.ts) and its examples. */
+  schema: z.ZodType;
+  answers: Examples;
+  callback: {
+    name: string;
+    /** What is POSTed, in the callback's description: "the same transcript as the synchronous answer". */
+    delivers: string;
+    schema: z.ZodType;
+    examples: Examples;
+  };
+  /** The answer's body from the recording the read document found. */
+  body(meeting: NonNullable<R['meeting']>): unknown;
+  /** The destination_url the deliver document answered with. */
+  destination(data: D): string;
+}
+
+/**
+ * A route answering one kind of content of a recording, or, with destination_url, POSTing it
+ * there (the deliver document) and answering {destination_url} at once.
+ */
+function contentRoute<R extends { meeting: object | null }, D extends object>(
+  spec: ContentRouteSpec<R, D>,
+): Route {
+  const { kind, operations } = spec;
+  return defineRoute({
+    operationId: spec.operationId,
+    method: 'GET',
+    path: `/recordings/{recording_id}/${kind}`,
+    summary: `Get the ${kind} of a recording`,
+    tag: 'Recordings',
+    description: `With destination_url the ${kind} is POSTed there (with recording_id) and the answer comes at once.`,
+    pathParams: recordingPath,
+    query: destinationQuery,
     responses: {
-      200: E.transcriptAnswers,
-      400: { recording_id: E.badRecordingId, destination_url: E.badDestination },
-      404: E.notFoundRecording,
-      429: E.heavyRateLimited,
-      503: E.heavyUnavailable,
+      200: { description: `The ${kind}, or where it will be delivered.`, schema: spec.schema },
     },
-  },
+    errors: { 404: 'No such recording, or one you may not see.' },
+    examples: {
+      parameters: { recording_id: E.recordingId, destination_url: E.deliveryUrl },
+      responses: {
+        200: spec.answers,
+        400: { recording_id: E.badRecordingId, destination_url: E.badDestination },
+        404: E.notFoundRecording,
+        429: E.heavyRateLimited,
+        503: E.heavyUnavailable,
+      },
+    },
+    callback: {
+      name: spec.callback.name,
+      url: '{$request.query.destination_url}',
+      summary: `The ${kind}, POSTed to destination_url`,
+      description:
+        `Sent when the request gave destination_url: ${spec.callback.delivers}, with recording_id. ` +
+        'It is unsigned (no webhook secret is involved), carries webhook-id and webhook-timestamp, and ' +
+        'is retried like webhook events until the receiver answers 2xx.',
+      schema: spec.callback.schema,
+      examples: spec.callback.examples,
+    },
+    operations: [operations.read, operations.deliver],
+    graphql: ({ path, query }) =>
+      query.destination_url === undefined
+        ? {
+            operation: operations.read,
+            variables: { recordingId: path.recording_id } satisfies ReadContentVariables,
+          }
+        : {
+            operation: operations.deliver,
+            variables: {
+              recordingId: path.recording_id,
+              destinationUrl: query.destination_url,
+            } satisfies DeliverContentVariables,
+          },
+    respond: (data: R | D, { path }) => {
+      if (!('meeting' in data)) return { status: 200, body: { destination_url: spec.destination(data) } };
+      if (!data.meeting) return notFound(path.recording_id);
+      return { status: 200, body: spec.body(data.meeting) };
+    },
+  });
+}
+
+const getRecordingTranscript = contentRoute<RestRecordingTranscriptQuery, RestDeliverTranscriptMutation>({
+  kind: 'transcript',
+  operationId: 'getRecordingTranscript',
+  operations: { read: 'RecordingTranscript', deliver: 'DeliverTranscript' },
+  schema: S.TranscriptResult,
+  answers: E.transcriptAnswers,
   callback: {
     name: 'transcriptDelivery',
-    url: '{$request.query.destination_url}',
-    summary: 'The transcript, POSTed to destination_url',
-    description:
-      'Sent when the request gave destination_url: the same transcript as the synchronous answer, with ' +
-      'recording_id. It is unsigned (no webhook secret is involved), carries webhook-id and ' +
-      'webhook-timestamp, and is retried like webhook events until the receiver answers 2xx.',
+    delivers: 'the same transcript as the synchronous answer',
     schema: S.TranscriptDelivery,
     examples: E.transcriptDelivery,
   },
-  operations: ['RecordingTranscript', 'DeliverTranscript'],
-  graphql: ({ path, query }) =>
-    query.destination_url === undefined
-      ? {
-          operation: 'RecordingTranscript',
-          variables: { recordingId: path.recording_id } satisfies RestRecordingTranscriptQueryVariables,
-        }
-      : {
-          operation: 'DeliverTranscript',
-          variables: {
-            recordingId: path.recording_id,
-            destinationUrl: query.destination_url,
-          } satisfies RestDeliverTranscriptMutationVariables,
-        },
-  respond: (data: RestRecordingTranscriptQuery | RestDeliverTranscriptMutation, { path }) => {
-    if ('deliverTranscript' in data)
-      return { status: 200, body: { destination_url: data.deliverTranscript.destinationUrl } };
-    if (!data.meeting) return notFound(path.recording_id);
-    return { status: 200, body: { transcript: data.meeting.transcriptJson ?? [] } };
-  },
+  body: (meeting) => ({ transcript: meeting.transcriptJson ?? [] }),
+  destination: (data) => data.deliverTranscript.destinationUrl,
 });
 
-const getRecordingSummary = defineRoute({
+const getRecordingSummary = contentRoute<RestRecordingSummaryQuery, RestDeliverSummaryMutation>({
+  kind: 'summary',
   operationId: 'getRecordingSummary',
-  method: 'GET',
-  path: '/recordings/{recording_id}/summary',
-  summary: 'Get the summary of a recording',
-  tag: 'Recordings',
-  description:
-    'With destination_url the summary is POSTed there (with recording_id) and the answer comes at once.',
-  pathParams: recordingPath,
-  query: destinationQuery,
-  responses: {
-    200: {
-      description: 'The summary, or where it will be delivered.',
-      schema: S.SummaryResult,
-    },
-  },
-  errors: { 404: 'No such recording, or one you may not see.' },
-  examples: {
-    parameters: { recording_id: E.recordingId, destination_url: E.deliveryUrl },
-    responses: {
-      200: E.summaryAnswers,
-      400: { recording_id: E.badRecordingId, destination_url: E.badDestination },
-      404: E.notFoundRecording,
-      429: E.heavyRateLimited,
-      503: E.heavyUnavailable,
-    },
-  },
+  operations: { read: 'RecordingSummary', deliver: 'DeliverSummary' },
+  schema: S.SummaryResult,
+  answers: E.summaryAnswers,
   callback: {
     name: 'summaryDelivery',
-    url: '{$request.query.destination_url}',
-    summary: 'The summary, POSTed to destination_url',
-    description:
-      'Sent when the request gave destination_url: the same summary as the synchronous answer (null when ' +
-      'the recording has none), with recording_id. It is unsigned (no webhook secret is involved), ' +
-      'carries webhook-id and webhook-timestamp, and is retried like webhook events until the receiver ' +
-      'answers 2xx.',
+    delivers: 'the same summary as the synchronous answer (null when the recording has none)',
     schema: S.SummaryDelivery,
     examples: E.summaryDelivery,
   },
-  operations: ['RecordingSummary', 'DeliverSummary'],
-  graphql: ({ path, query }) =>
-    query.destination_url === undefined
-      ? {
-          operation: 'RecordingSummary',
-          variables: { recordingId: path.recording_id } satisfies RestRecordingSummaryQueryVariables,
-        }
-      : {
-          operation: 'DeliverSummary',
-          variables: {
-            recordingId: path.recording_id,
-            destinationUrl: query.destination_url,
-          } satisfies RestDeliverSummaryMutationVariables,
-        },
-  respond: (data: RestRecordingSummaryQuery | RestDeliverSummaryMutation, { path }) => {
-    if ('deliverSummary' in data)
-      return { status: 200, body: { destination_url: data.deliverSummary.destinationUrl } };
-    if (!data.meeting) return notFound(path.recording_id);
-    return { status: 200, body: { summary: data.meeting.defaultSummaryJson ?? null } };
-  },
+  body: (meeting) => ({ summary: meeting.defaultSummaryJson ?? null }),
+  destination: (data) => data.deliverSummary.destinationUrl,
 });
 
 const requestDownload = defineRoute({
