@@ -7,7 +7,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { databaseVariables, loadVariables } from '../src/config.js';
 import { connectDatabase } from '../src/db/connection.js';
+import { configOrExit } from '../src/lifecycle.js';
 import { redactCredentials } from '../src/redact.js';
 import { demoDataset } from './demo.js';
 import { loadDataset } from './load.js';
@@ -71,14 +73,15 @@ async function main(): Promise<void> {
     fail(`${source} is invalid; nothing was written.\n${validation.problems.join('\n')}`);
   }
 
-  const uri = process.env.MONGODB_URI;
-  if (!uri)
+  const config = configOrExit(() => loadVariables(databaseVariables));
+  if (!config.MONGODB_URI)
     fail(
       'MONGODB_URI is not set: say which MongoDB to load into, e.g. MONGODB_URI=mongodb://127.0.0.1:27017',
     );
-  const dbName = process.env.MONGODB_DB || 'meetings';
+  const dbName = config.MONGODB_DB;
 
-  const database = await connectDatabase(uri, dbName);
+  // The driver's own timeouts, not MONGODB_TIMEOUT_MS: a dataset is written in large batches.
+  const database = await connectDatabase(config.MONGODB_URI, dbName);
   try {
     const counts = await loadDataset(database.collections, validation.dataset);
     const summary = Object.entries(counts).map(([kind, n]) => `${kind} ${n}`);

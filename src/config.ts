@@ -341,9 +341,24 @@ export class ConfigError extends Error {}
 
 /** Reads and validates the configuration; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return loadVariables(Object.keys(variables) as (keyof Config)[], env) as Config;
+}
+
+/** Where the database is: all that the command-line tools on it (keys, seed, ingest) read. */
+export const databaseVariables = ['MONGODB_URI', 'MONGODB_DB', 'MONGODB_TIMEOUT_MS'] as const;
+
+/**
+ * Reads and validates only `names` (a tool that needs the database is not stopped by a bad PORT);
+ * throws a ConfigError naming every bad one.
+ */
+export function loadVariables<K extends keyof Config>(
+  names: readonly K[],
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<Config, K> {
   const problems: string[] = [];
   const config: Record<string, unknown> = {};
-  for (const [name, v] of Object.entries(variables) as [string, Variable<z.ZodType>][]) {
+  for (const name of names) {
+    const v: Variable<z.ZodType> = variables[name];
     const raw = env[name] === undefined || env[name] === '' ? v.default : env[name];
     const parsed = v.schema.safeParse(raw);
     if (parsed.success) config[name] = parsed.data;
@@ -351,16 +366,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     else
       problems.push(`${name} must be ${v.expects} (got ${redactCredentials(String(JSON.stringify(raw)))})`);
   }
-  if (
-    problems.length === 0 &&
-    (config.DELIVERY_LEASE_MS as number) <= (config.DELIVERY_TIMEOUT_MS as number)
-  ) {
-    problems.push(
-      `DELIVERY_LEASE_MS must exceed DELIVERY_TIMEOUT_MS (got ${config.DELIVERY_LEASE_MS} and ${config.DELIVERY_TIMEOUT_MS})`,
-    );
-  }
+  const { DELIVERY_LEASE_MS: lease, DELIVERY_TIMEOUT_MS: timeout } = config;
+  if (problems.length === 0 && typeof lease === 'number' && typeof timeout === 'number' && lease <= timeout)
+    problems.push(`DELIVERY_LEASE_MS must exceed DELIVERY_TIMEOUT_MS (got ${lease} and ${timeout})`);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
-  return config as Config;
+  return config as Pick<Config, K>;
 }
 
 /** The rate-limit buckets and window the configuration sets. */

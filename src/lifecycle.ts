@@ -3,9 +3,21 @@
  * and an exit code, not a stack trace; SIGTERM/SIGINT drain and exit 0 so that a container runtime
  * or process manager sees a clean stop.
  */
+import { ConfigError } from './config.js';
 import type { Logger } from './logger.js';
 import { redactCredentials } from './redact.js';
 import { shutdownTelemetry } from './telemetry.js';
+
+/** The configuration `load` reads, or its problems on stderr and exit 2 (the usage is wrong). */
+export function configOrExit<T>(load: () => T, hint = ''): T {
+  try {
+    return load();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n${hint ? `\n${hint}\n` : ''}`);
+    process.exit(2);
+  }
+}
 
 /** The one line explaining why the process could not start (credentials redacted). */
 export function startupFailure(error: unknown, mongoUri: string | undefined): string {

@@ -4,8 +4,8 @@ import './telemetry-service.js';
 import path from 'node:path';
 import { demoPersonas } from '../seeds/index.js';
 import { type App, startApp } from './app.js';
-import { ConfigError, helpText, loadConfig } from './config.js';
-import { exitOnStartupFailure, exitOnStopSignal } from './lifecycle.js';
+import { helpText, loadConfig } from './config.js';
+import { configOrExit, exitOnStartupFailure, exitOnStopSignal } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { redactCredentials } from './redact.js';
 
@@ -14,14 +14,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.exit(0);
 }
 
-let config: ReturnType<typeof loadConfig>;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`${error.message}\n\nRun with --help to see every variable.\n`);
-  process.exit(2);
-}
+const config = configOrExit(loadConfig, 'Run with --help to see every variable.');
 
 const logger = createLogger(config.LOG_LEVEL);
 // Registered before starting: a stop asked for while starting exits 0 at once (nothing to drain).

@@ -6,11 +6,13 @@
  */
 import { parseArgs } from 'node:util';
 import { type Filter, ObjectId } from 'mongodb';
+import { databaseVariables, loadVariables } from '../config.js';
 import type { Collections } from '../db/collections.js';
 import { connectDatabase } from '../db/connection.js';
 import type { CredentialDoc } from '../db/documents.js';
 import { issueApiKey, revoke } from '../domain/api-keys.js';
 import { DomainError } from '../domain/errors.js';
+import { configOrExit } from '../lifecycle.js';
 import { redactCredentials } from '../redact.js';
 
 const usage = `Usage: npm run keys -- <command> [options]
@@ -126,12 +128,14 @@ async function main(): Promise<void> {
     process.stdout.write(usage);
     return;
   }
-  const uri = process.env.MONGODB_URI;
-  if (!uri) {
+  const config = configOrExit(() => loadVariables(databaseVariables));
+  if (!config.MONGODB_URI) {
     process.stderr.write('MONGODB_URI is not set: say which MongoDB holds the keys.\n');
     process.exit(2);
   }
-  const database = await connectDatabase(uri, process.env.MONGODB_DB || 'meetings', { timeoutMs: 5_000 });
+  const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB, {
+    timeoutMs: config.MONGODB_TIMEOUT_MS,
+  });
   try {
     await run(database.collections, parsed.positionals[0] ?? '', parsed.values);
   } catch (error) {

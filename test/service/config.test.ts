@@ -3,8 +3,10 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   configurationReference,
+  databaseVariables,
   helpText,
   loadConfig,
+  loadVariables,
   tracingVariables,
   variables,
 } from '../../src/config.js';
@@ -30,6 +32,19 @@ describe('configuration', () => {
       expect(message).toContain('MONGODB_URI must be a mongodb:// or mongodb+srv:// URI');
       expect(message).toMatch(/LOG_LEVEL must be .*info/);
     }
+  });
+
+  it('the database tools read only where the database is: a bad PORT does not stop them', () => {
+    const env = { PORT: 'x', MONGODB_URI: 'mongodb://db:27017/', MONGODB_DB: 'crm' };
+    expect(() => loadConfig(env)).toThrow(/PORT must be/);
+    expect(loadVariables(databaseVariables, env)).toEqual({
+      MONGODB_URI: 'mongodb://db:27017/',
+      MONGODB_DB: 'crm',
+      MONGODB_TIMEOUT_MS: 2000,
+    });
+    expect(() => loadVariables(databaseVariables, { MONGODB_DB: 'a/b' })).toThrow(
+      /MONGODB_DB must be a MongoDB database name/,
+    );
   });
 
   it('parses lists and booleans', () => {

@@ -7,23 +7,16 @@
  */
 import './telemetry-worker.js'; // first: tracing patches mongodb and undici before they load
 import type { Server } from 'node:http';
-import { ConfigError, loadConfig } from '../../config.js';
+import { loadConfig } from '../../config.js';
 import { connectDatabase, type Database } from '../../db/connection.js';
 import { createMetrics, observeAttempt, observeOutbox } from '../../http/metrics.js';
 import { operationalDoors } from '../../http/operations.js';
 import { closeGracefully, createHttpServer, listen } from '../../http/server.js';
-import { exitOnStartupFailure, exitOnStopSignal } from '../../lifecycle.js';
+import { configOrExit, exitOnStartupFailure, exitOnStopSignal } from '../../lifecycle.js';
 import { createLogger } from '../../logger.js';
 import { type DeliveryWorker, deliveryWorkerFromConfig } from '../worker.js';
 
-let config: ReturnType<typeof loadConfig>;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(2);
-}
+const config = configOrExit(loadConfig);
 if (!config.MONGODB_URI) {
   process.stderr.write(
     'MONGODB_URI is not set: the worker needs the database the server uses, e.g. MONGODB_URI=mongodb://127.0.0.1:27018/?directConnection=true\n',
