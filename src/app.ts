@@ -18,6 +18,7 @@ import { CredentialCache } from './domain/credential-cache.js';
 import { CredentialUsage } from './domain/credential-usage.js';
 import { mediaInMemory, storeMedia } from './domain/media.js';
 import { MediaLinks } from './domain/media-links.js';
+import { OutboxHint } from './domain/outbox.js';
 import { ReferenceCache } from './domain/reference-cache.js';
 import { presentsIngestionToken } from './domain/viewer.js';
 import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
@@ -48,7 +49,7 @@ export interface App {
   demoLoaded: boolean;
   /** The delivery worker running inside the server (DELIVERY_WORKER=true), on its own connection. */
   worker: ServerWorker | undefined;
-  /** The egress guard's check and the live feed, as resolvers get them. */
+  /** The egress guard's check, the live feed, the outbox hint..., as resolvers get them. */
   services: ResolverServices;
   close(): Promise<void>;
 }
@@ -119,12 +120,15 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   // Links name the service as its users reach it; unset, the address it listens on (known below).
   let publicUrl = config.PUBLIC_URL ?? '';
   const mediaLinks = await MediaLinks.load(database.collections, () => publicUrl);
+  // This app's own: what its requests queue wakes its worker, and no other app's in the process.
+  const outboxHint = new OutboxHint();
   const services: ResolverServices = {
     destinationCheck: new EgressGuard(config.EGRESS_ALLOW_CIDRS).destinationCheck,
     contentReadyFeed,
     references: new ReferenceCache(database.collections, config.INGEST_CACHE_MS),
     media: database.media,
     mediaLinks,
+    outboxHint,
   };
 
   const graphql = createGraphQLServer({
@@ -185,7 +189,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   // The worker starts first (its thread takes seconds to load): once the service answers, it is
   // whole, and whoever waits for /readyz finds the banner (URLs, demo keys) already printed.
   const worker = config.DELIVERY_WORKER
-    ? await startServerWorker(config, { mongoUri, ...connectOptions }, logger, metrics)
+    ? await startServerWorker(config, { mongoUri, ...connectOptions }, outboxHint, logger, metrics)
     : undefined;
   const url = await listen(server, config.PORT, config.HOST);
   publicUrl ||= url;
@@ -214,6 +218,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       await usage.close(); // the last uses noted: after the last request, before the database goes
       await database.close();
       await engine?.close();
+      outboxHint.close();
       loopDelay.stop();
     },
   };
@@ -232,6 +237,7 @@ async function isEmpty(database: Database): Promise<boolean> {
 async function startServerWorker(
   config: Config,
   connection: WorkerConnection,
+  hint: OutboxHint,
   logger: Logger,
   metrics: Metrics,
 ): Promise<ServerWorker> {
@@ -251,6 +257,7 @@ async function startServerWorker(
       config,
       connection,
       logger,
+      hint,
       onAttempt: ({ kind, createdAt, outcome, answeredAt }) =>
         observeAttempt(metrics, { kind, createdAt }, outcome, answeredAt),
       onCommands,
@@ -269,6 +276,7 @@ async function startServerWorker(
   if (config.MONGODB_COMMAND_METRICS)
     database.onCommand((event) => onCommands([[commandCollection(event), event.commandName, 1]]));
   const worker = deliveryWorkerFromConfig(database.collections, config, logger, {
+    hint,
     onAttempt: (message, outcome, answeredAt) => observeAttempt(metrics, message, outcome, answeredAt),
   });
   worker.start();

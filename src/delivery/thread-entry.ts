@@ -6,6 +6,7 @@
 import './cli/telemetry-worker.js'; // first: tracing patches mongodb and undici before they load
 import { parentPort, workerData } from 'node:worker_threads';
 import { commandCollection, connectDatabase, type Database } from '../db/connection.js';
+import { OutboxHint } from '../domain/outbox.js';
 import { createLogger, logDestination } from '../logger.js';
 import { shutdownTelemetry } from '../telemetry.js';
 import type { CommandCounts, DeliveryThreadData, FromDeliveryThread, ToDeliveryThread } from './thread.js';
@@ -13,7 +14,7 @@ import { deliveryWorkerFromConfig } from './worker.js';
 
 const parent = parentPort!;
 const post = (message: FromDeliveryThread) => parent.postMessage(message);
-const { config, connection, tty } = workerData as DeliveryThreadData;
+const { config, connection, tty, hintChannel } = workerData as DeliveryThreadData;
 
 try {
   const logger = createLogger(config.LOG_LEVEL, logDestination(tty));
@@ -21,6 +22,8 @@ try {
   const database = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
   if (connection.monitorCommands) reportCommands(database);
   const worker = deliveryWorkerFromConfig(database.collections, config, logger, {
+    // The app's hint, by its channel name: what the server's requests queue reaches this thread.
+    hint: new OutboxHint(hintChannel),
     onAttempt: (message, outcome, answeredAt) =>
       post({ attempt: { kind: message.kind, createdAt: message.createdAt, outcome, answeredAt } }),
   });

@@ -4,10 +4,10 @@
  * requests do: in a burst of ingestions the server's event loop was the bottleneck, running both.
  *
  * The thread (thread-entry.ts) connects to the database itself and runs the same DeliveryWorker
- * as `npm run worker`. It hears at once of work the server's requests queue (outbox.ts's hint
- * crosses threads) and tells the server of every attempt, for /metrics. A thread that ends without
- * being asked to is logged and started again: the messages it held are due again when their
- * lease runs out, as after any worker's crash.
+ * as `npm run worker`. It hears at once of work the server's requests queue (the app's outbox hint
+ * crosses threads: the thread opens it by its channel name) and tells the server of every attempt,
+ * for /metrics. A thread that ends without being asked to is logged and started again: the
+ * messages it held are due again when their lease runs out, as after any worker's crash.
  */
 import { once } from 'node:events';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.js';
 import type { AttemptOutcome, OutboxKind } from '../db/documents.js';
+import type { OutboxHint } from '../domain/outbox.js';
 import type { Logger } from '../logger.js';
 
 /** Where and how the worker connects (the server's bounds: none for an engine on its own event loop). */
@@ -30,6 +31,8 @@ export interface DeliveryThreadData {
   connection: WorkerConnection;
   /** The process's stdout is a terminal (the thread cannot tell): readable log lines. */
   tty: boolean;
+  /** The channel of the app's outbox hint (OutboxHint.channel), which the thread's worker listens on. */
+  hintChannel: string;
 }
 
 /** An attempt whose outcome was recorded, as the server's metrics need it. */
@@ -54,6 +57,8 @@ export interface DeliveryThreadOptions {
   config: Config;
   connection: WorkerConnection;
   logger: Logger;
+  /** The app's outbox hint: the thread's worker hears what the app queues. */
+  hint: OutboxHint;
   onAttempt: (attempt: AttemptReport) => void;
   /** With MONGODB_COMMAND_METRICS: the commands the thread sent, reported once per turn of its loop. */
   onCommands?: (counts: CommandCounts) => void;
@@ -87,8 +92,13 @@ function spawn(data: DeliveryThreadData): Worker {
 
 /** Starts the thread; rejects with the reason if its worker cannot start (the database unreachable). */
 export async function startDeliveryThread(options: DeliveryThreadOptions): Promise<DeliveryThread> {
-  const { config, connection, logger, onAttempt, onCommands } = options;
-  const data: DeliveryThreadData = { config, connection, tty: Boolean(process.stdout.isTTY) };
+  const { config, connection, logger, hint, onAttempt, onCommands } = options;
+  const data: DeliveryThreadData = {
+    config,
+    connection,
+    tty: Boolean(process.stdout.isTTY),
+    hintChannel: hint.channel,
+  };
   let stopping: Promise<void> | undefined;
   let restarts = 0;
 

@@ -36,7 +36,7 @@ import { type Clock, systemClock } from '../domain/clock.js';
 import { finishPendingFanOuts } from '../domain/content-ready.js';
 import {
   claimBatch,
-  onQueued,
+  type OutboxHint,
   type Settlement,
   settleBatch,
   storeBodies,
@@ -73,6 +73,11 @@ export interface WorkerOptions {
   random?: () => number;
   /** Told of every attempt whose outcome was recorded (metrics). */
   onAttempt?: (message: OutboxDoc, outcome: AttemptOutcome, answeredAt: Date) => void;
+  /**
+   * The hint of the app it works for (src/app.ts): what that app queues due now starts at once.
+   * Without one it finds work by polling only (`npm run worker`, another process's work).
+   */
+  hint?: OutboxHint;
 }
 
 const USER_AGENT = 'meetings-gateway-webhooks/1';
@@ -134,6 +139,7 @@ export class DeliveryWorker {
   private readonly sweepGraceMs: number;
   private readonly random: () => number;
   private readonly onAttempt: NonNullable<WorkerOptions['onAttempt']>;
+  private readonly hint: OutboxHint | undefined;
   private readonly agent: Agent;
   private readonly slots: Slots;
   private readonly viewers: ViewerCache;
@@ -175,6 +181,7 @@ export class DeliveryWorker {
     this.sweepGraceMs = options.sweepGraceMs ?? 10_000;
     this.random = options.random ?? Math.random;
     this.onAttempt = options.onAttempt ?? (() => {});
+    this.hint = options.hint;
     this.slots = new Slots(concurrency);
     this.viewers = new ViewerCache(this.collections, this.clock);
     this.outage = new OutageBackoff(this.logger, 'the delivery worker', this.pollMs);
@@ -193,8 +200,8 @@ export class DeliveryWorker {
   /** Runs until `stop`: claims due messages in batches and sends up to `concurrency` at a time. */
   start(): void {
     if (this.loop) return;
-    // Work queued by this process (an ingestion, a redelivery) starts at once, not at the next poll.
-    this.unsubscribe = onQueued(() => this.nudge());
+    // Work its app queues (an ingestion, a redelivery) starts at once, not at the next poll.
+    this.unsubscribe = this.hint?.onQueued(() => this.nudge()) ?? null;
     this.loop = this.run();
   }
 
@@ -627,7 +634,7 @@ export function deliveryWorkerFromConfig(
   collections: Collections,
   config: Config,
   logger: Logger,
-  more: Pick<WorkerOptions, 'clock' | 'onAttempt'> = {},
+  more: Pick<WorkerOptions, 'clock' | 'onAttempt' | 'hint'> = {},
 ): DeliveryWorker {
   return new DeliveryWorker({
     collections,

@@ -12,7 +12,7 @@
  */
 import type { Collections } from '../db/collections.js';
 import type { MeetingDoc, OrganisationDoc, TriggeredFor, UserDoc, WebhookDoc } from '../db/documents.js';
-import { queueWebhookEvents } from './outbox.js';
+import { type OutboxHint, queueWebhookEvents } from './outbox.js';
 import { ReferenceCache } from './reference-cache.js';
 import { isSharedWithAnyTeam } from './sharing.js';
 import type { Viewer } from './viewer.js';
@@ -84,19 +84,19 @@ export async function recipientsOf(
 /**
  * Queues the webhook events of a ready meeting (idempotently, in one bulk write) and clears its
  * `eventsPending` mark. `recipients`: its recipients when the caller already looks them up
- * (ingestion reads them while it writes the content), read here otherwise. Returns how many events
- * this call created.
+ * (ingestion reads them while it writes the content), read here otherwise. `hint`: the app's, told
+ * of the events (none: workers find them by polling). Returns how many events this call created.
  */
 export async function fanOutContentReady(
   collections: Collections,
   meeting: MeetingDoc,
   now: Date,
-  recipients?: Promise<WebhookDoc[]>,
+  { recipients, hint }: { recipients?: Promise<WebhookDoc[]>; hint?: OutboxHint } = {},
 ): Promise<number> {
   let created = 0;
   if (meeting.contentReadyAt) {
     const matching = await (recipients ?? recipientsOf(collections, meeting));
-    created = await queueWebhookEvents(collections, matching, meeting.recordingId, now);
+    created = await queueWebhookEvents(collections, matching, meeting.recordingId, now, hint);
   }
   await collections.meetings.updateOne(
     { recordingId: meeting.recordingId, eventsPending: true },
@@ -124,7 +124,8 @@ export async function markReady(collections: Collections, recordingId: number, n
 /**
  * Finishes what a process that died left behind, for meetings older than `graceMs`: a summary
  * written without the ready mark (the mark is set, or the intent dropped when no summary was
- * written), then fan-outs left pending. Returns how many meetings it finished.
+ * written), then fan-outs left pending. Returns how many meetings it finished. The worker sweeping
+ * claims right after: no hint.
  */
 export async function finishPendingFanOuts(
   collections: Collections,

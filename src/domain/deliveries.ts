@@ -6,7 +6,7 @@
 import type { Collections } from '../db/collections.js';
 import { DomainError } from './errors.js';
 import { findMeeting } from './meetings.js';
-import { queueDelivery } from './outbox.js';
+import { type OutboxHint, queueDelivery } from './outbox.js';
 import { requireDestinationUrl } from './urls.js';
 import type { Viewer } from './viewer.js';
 
@@ -29,6 +29,7 @@ export async function checkedDestination(
   return url;
 }
 
+/** Queues a POST of the recording's `content` to `destinationUrl`, and says so on `hint`. */
 export async function requestDelivery(
   collections: Collections,
   viewer: Viewer,
@@ -36,6 +37,7 @@ export async function requestDelivery(
   content: DeliveryContent,
   destinationUrl: string,
   check: DestinationCheck,
+  hint: OutboxHint,
 ): Promise<{ destinationUrl: string; messageId: string }> {
   const url = requireDestinationUrl(destinationUrl, 'destination_url');
   const meeting = await findMeeting(collections, viewer, recordingId);
@@ -50,6 +52,7 @@ export async function requestDelivery(
       destinationUrl: url,
     },
     new Date(),
+    hint,
   );
   return { destinationUrl: url, messageId };
 }

@@ -13,7 +13,7 @@ import type { DestinationCheck } from './deliveries.js';
 import { DomainError } from './errors.js';
 import { LINK_LIFETIME_MS, type MediaLinks } from './media-links.js';
 import { findMeeting } from './meetings.js';
-import { queueDelivery } from './outbox.js';
+import { type OutboxHint, queueDelivery } from './outbox.js';
 import { requireDestinationUrl } from './urls.js';
 import type { Viewer } from './viewer.js';
 
@@ -55,6 +55,8 @@ export async function requestDownload(
   destinationUrl: string | null,
   check: DestinationCheck,
   links: MediaLinks,
+  /** Told of the delivery to `destinationUrl`, when there is one. */
+  hint: OutboxHint,
 ): Promise<RecordingDownload> {
   const url = destinationUrl === null ? null : requireDestinationUrl(destinationUrl, 'destination_url');
   const meeting = await findMeeting(collections, viewer, recordingId);
@@ -89,6 +91,7 @@ export async function requestDownload(
         downloadId: doc._id,
       },
       now,
+      hint,
     );
   return downloadOf(doc, meeting, now);
 }

@@ -14,10 +14,10 @@
  * - It ends `delivered`, `failed` (retries exhausted, 410, a disabled webhook: can be redelivered)
  *   or `cancelled` (nothing may be sent any more).
  *
- * A hint tells the workers of this process (on any of its threads: the server's delivery thread
- * hears its requests' hints) that a message is due now, so it starts at once instead of at the
- * next poll; workers of other processes find it by polling. The collection stays the only source
- * of truth.
+ * An app's hint (`OutboxHint`) tells its own workers (on any of its threads: the server's delivery
+ * thread hears its requests' hints) that a message is due now, so they start at once instead of at
+ * the next poll; other apps' workers, in this process or another, find it by polling. The
+ * collection stays the only source of truth.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
@@ -27,29 +27,52 @@ import type { AttemptOutcome, OutboxDoc, OutboxKind, OutboxStatus, WebhookDoc } 
 
 // ---------------------------------------------------------------- the hint
 
-/** Every thread of the process that opens this channel hears every other's posts. */
-const HINT_CHANNEL = 'meetings-gateway:outbox-queued';
-let hintSender: BroadcastChannel | undefined;
+/**
+ * One app's wake-up hint: whoever queues a message due now says so, and the app's delivery worker
+ * hears it, on whichever thread of the process it runs. It travels on a `BroadcastChannel` whose
+ * name is the app's own (a random id), so two apps in one process (tests, the bench) do not wake
+ * each other's workers. A worker thread opens the same hint by its `channel` name.
+ */
+export class OutboxHint {
+  private sender: BroadcastChannel | undefined;
+  private readonly listeners = new Set<BroadcastChannel>();
 
-function hintWork(): void {
-  // Unreferenced: an open channel does not keep a process (or a thread) from ending.
-  hintSender ??= unreferenced(new BroadcastChannel(HINT_CHANNEL));
-  hintSender.postMessage(null);
+  /** `channel`: an existing hint's (a thread joining its app's); a new one of its own by default. */
+  constructor(readonly channel = `meetings-gateway:outbox-queued:${randomUUID()}`) {}
+
+  /** Tells the hint's listeners (in any thread, not this very call's) that a message is due now. */
+  queued(): void {
+    this.sender ??= unreferenced(new BroadcastChannel(this.channel));
+    this.sender.postMessage(null);
+  }
+
+  /**
+   * Calls `listener` (soon after, not during the call) whenever a message due now is queued through
+   * this hint or another with the same channel, on any thread; returns the unsubscribe function.
+   */
+  onQueued(listener: () => void): () => void {
+    const channel = unreferenced(new BroadcastChannel(this.channel));
+    channel.onmessage = () => listener();
+    this.listeners.add(channel);
+    return () => {
+      this.listeners.delete(channel);
+      channel.close();
+    };
+  }
+
+  /** Closes this hint's channels (listeners hear nothing more; a later `queued` opens one again). */
+  close(): void {
+    this.sender?.close();
+    this.sender = undefined;
+    for (const channel of this.listeners) channel.close();
+    this.listeners.clear();
+  }
 }
 
+/** Unreferenced: an open channel does not keep a process (or a thread) from ending. */
 function unreferenced(channel: BroadcastChannel): BroadcastChannel {
   (channel as BroadcastChannel & { unref(): void }).unref();
   return channel;
-}
-
-/**
- * Calls `listener` (soon after, not during the call) whenever a thread of this process queues a
- * message that is due now; returns the unsubscribe function.
- */
-export function onQueued(listener: () => void): () => void {
-  const channel = unreferenced(new BroadcastChannel(HINT_CHANNEL));
-  channel.onmessage = () => listener();
-  return () => channel.close();
 }
 
 // ---------------------------------------------------------------- queueing
@@ -78,7 +101,10 @@ function unsent(now: Date) {
   };
 }
 
-/** Queues a delivery (transcript, summary, download) to `destinationUrl` for `requestedBy`; returns its message id. */
+/**
+ * Queues a delivery (transcript, summary, download) to `destinationUrl` for `requestedBy`, and says
+ * so on `hint`; returns its message id.
+ */
 export async function queueDelivery(
   collections: Collections,
   message: {
@@ -89,23 +115,26 @@ export async function queueDelivery(
     downloadId?: string;
   },
   now: Date,
+  hint: OutboxHint,
 ): Promise<string> {
   const doc: OutboxDoc = { _id: new ObjectId(), webhookId: null, ...message, ...unsent(now) };
   await collections.outbox.insertOne(doc);
-  hintWork();
+  hint.queued();
   return doc.messageId;
 }
 
 /**
  * Queues the event of each webhook for a recording unless it exists, in one unordered insert:
  * (webhook, recording) is unique among events, so repeating a fan-out creates nothing twice (the
- * duplicates are refused one by one, the others stored). Returns how many this call created.
+ * duplicates are refused one by one, the others stored). Returns how many this call created. Said
+ * on `hint` when there is one (none: workers find them by polling, e.g. the seeder's, a CLI's).
  */
 export async function queueWebhookEvents(
   collections: Collections,
   webhooks: WebhookDoc[],
   recordingId: number,
   now: Date,
+  hint?: OutboxHint,
 ): Promise<number> {
   if (webhooks.length === 0) return 0;
   const events: OutboxDoc[] = webhooks.map((webhook) => ({
@@ -126,7 +155,7 @@ export async function queueWebhookEvents(
       throw error;
     created = error.result.insertedCount;
   }
-  if (created > 0) hintWork();
+  if (created > 0) hint?.queued();
   return created;
 }
 
@@ -285,34 +314,42 @@ function redelivery(now: Date) {
   };
 }
 
-/** Sends the webhook's event `messageId` again unless it is still pending; the message, or null when it is pending or unknown. */
+/**
+ * Sends the webhook's event `messageId` again unless it is still pending (said on `hint`); the
+ * message, or null when it is pending or unknown.
+ */
 export async function redeliverWebhookEvent(
   collections: Collections,
   webhookId: ObjectId,
   messageId: string,
   now: Date,
+  hint: OutboxHint,
 ): Promise<OutboxDoc | null> {
   const message = await collections.outbox.findOneAndUpdate(
     { webhookId, messageId, status: { $in: ['delivered', 'failed', 'cancelled'] } },
     redelivery(now),
     { returnDocument: 'after' },
   );
-  if (message) hintWork();
+  if (message) hint.queued();
   return message;
 }
 
-/** Sends again every failed event of the webhook created at or after `since`; returns how many. */
+/**
+ * Sends again every failed event of the webhook created at or after `since` (said on `hint`);
+ * returns how many.
+ */
 export async function redeliverFailedWebhookEvents(
   collections: Collections,
   webhookId: ObjectId,
   since: Date,
   now: Date,
+  hint: OutboxHint,
 ): Promise<number> {
   const { modifiedCount } = await collections.outbox.updateMany(
     { webhookId, status: 'failed', createdAt: { $gte: since } },
     redelivery(now),
   );
-  if (modifiedCount > 0) hintWork();
+  if (modifiedCount > 0) hint.queued();
   return modifiedCount;
 }
 

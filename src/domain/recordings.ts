@@ -17,6 +17,7 @@ import { storedContentOf } from './content.js';
 import { fanOutContentReady, markReady, recipientsOf } from './content-ready.js';
 import { DomainError } from './errors.js';
 import { companyDomainOf, describeInvitee, domainsTypeOf } from './invitees.js';
+import type { OutboxHint } from './outbox.js';
 import { ReferenceCache } from './reference-cache.js';
 
 /** The meeting's own fields, stored as given. */
@@ -154,6 +155,8 @@ export interface StoreOptions {
   clock?: Clock;
   /** The server's (ingestion); without one, every name is read from the database. */
   references?: ReferenceCache;
+  /** The app's, told of the webhook events queued; without one, workers find them by polling. */
+  hint?: OutboxHint;
 }
 
 /**
@@ -168,7 +171,7 @@ export interface StoreOptions {
 export async function storeRecording(
   collections: Collections,
   input: RecordingInput,
-  { clock = systemClock, references = new ReferenceCache(collections, 0) }: StoreOptions = {},
+  { clock = systemClock, references = new ReferenceCache(collections, 0), hint }: StoreOptions = {},
 ): Promise<StoredRecording> {
   const { recorder, org, meetingTypeId, sharedTeamIds, recordingId } = await resolveReferences(
     collections,
@@ -219,7 +222,7 @@ export async function storeRecording(
   let eventsQueued = 0;
   if (becameReady) {
     meeting.contentReadyAt = now;
-    eventsQueued = await fanOutContentReady(collections, meeting, now, recipients);
+    eventsQueued = await fanOutContentReady(collections, meeting, now, { recipients, hint });
     meeting.eventsPending = false;
   }
   return { meeting, becameReady, eventsQueued };

@@ -10,7 +10,12 @@ import type { Collections } from '../db/collections.js';
 import type { OutboxDoc, TriggeredFor, WebhookDoc } from '../db/documents.js';
 import { checkedDestination, type DestinationCheck } from './deliveries.js';
 import { DomainError } from './errors.js';
-import { cancelWebhookEvents, redeliverFailedWebhookEvents, redeliverWebhookEvent } from './outbox.js';
+import {
+  cancelWebhookEvents,
+  type OutboxHint,
+  redeliverFailedWebhookEvents,
+  redeliverWebhookEvent,
+} from './outbox.js';
 import { findPage, Keyset, type Page, type PageRequest } from './pagination.js';
 import type { Viewer } from './viewer.js';
 
@@ -188,17 +193,21 @@ function requireEnabled(webhook: WebhookDoc): void {
   }
 }
 
-/** Sends one event again (same webhook-id), whatever became of it, unless it is still pending. */
+/**
+ * Sends one event again (same webhook-id), whatever became of it, unless it is still pending;
+ * said on `hint`.
+ */
 export async function redeliverEvent(
   collections: Collections,
   viewer: Viewer,
   webhookId: string,
   messageId: string,
+  hint: OutboxHint,
   now: Date = new Date(),
 ): Promise<OutboxDoc> {
   const webhook = await findOwnWebhook(collections, viewer, webhookId);
   requireEnabled(webhook);
-  const message = await redeliverWebhookEvent(collections, webhook._id, messageId, now);
+  const message = await redeliverWebhookEvent(collections, webhook._id, messageId, now, hint);
   if (message) return message;
   const exists = await collections.outbox.findOne({ webhookId: webhook._id, messageId });
   if (!exists) throw new DomainError('NOT_FOUND', `No event ${messageId} for this webhook.`);
@@ -208,15 +217,19 @@ export async function redeliverEvent(
   );
 }
 
-/** Sends again every failed event of the webhook created at or after `since`; returns how many. */
+/**
+ * Sends again every failed event of the webhook created at or after `since` (said on `hint`);
+ * returns how many.
+ */
 export async function redeliverFailedEvents(
   collections: Collections,
   viewer: Viewer,
   webhookId: string,
   since: Date,
+  hint: OutboxHint,
   now: Date = new Date(),
 ): Promise<number> {
   const webhook = await findOwnWebhook(collections, viewer, webhookId);
   requireEnabled(webhook);
-  return redeliverFailedWebhookEvents(collections, webhook._id, since, now);
+  return redeliverFailedWebhookEvents(collections, webhook._id, since, now, hint);
 }

@@ -7,11 +7,15 @@ import type { MediaStore } from '../db/media-store.js';
 import type { ContentReadyFeed } from '../domain/content-ready-feed.js';
 import type { DestinationCheck } from '../domain/deliveries.js';
 import type { MediaLinks } from '../domain/media-links.js';
+import type { OutboxHint } from '../domain/outbox.js';
 import type { ReferenceCache } from '../domain/reference-cache.js';
 import type { Viewer } from '../domain/viewer.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
-/** What resolvers need beyond the database's collections: the egress guard's check, the live feed, ingestion's lookups, media. */
+/**
+ * What resolvers need beyond the database's collections: the egress guard's check, the live feed,
+ * ingestion's lookups, media, the outbox's hint.
+ */
 export interface ResolverServices {
   /** Where a caller-given URL (webhook, delivery) may point: the egress guard with its allow-list. */
   destinationCheck: DestinationCheck;
@@ -23,6 +27,8 @@ export interface ResolverServices {
   media: MediaStore;
   /** Signs the links of downloads. */
   mediaLinks: MediaLinks;
+  /** The app's outbox hint: what a mutation queues due now wakes the app's own delivery worker. */
+  outboxHint: OutboxHint;
 }
 
 export interface GraphQLContext {
@@ -43,12 +49,12 @@ export function viewerOf(context: GraphQLContext): Viewer {
 }
 
 const notForQueries = (): never => {
-  throw new Error('a query-only context has no egress guard, live feed, ingestion or media');
+  throw new Error('a query-only context has no egress guard, live feed, ingestion, media or outbox hint');
 };
 
 /**
  * A context for running a query as `viewer` outside an HTTP request (the bodies the delivery worker
- * builds). Queries use neither the egress guard nor the live feed: they are absent, loudly.
+ * builds). Queries use none of the services (egress guard, live feed...): they are absent, loudly.
  */
 export function queryContext(
   collections: Collections,
@@ -73,6 +79,9 @@ export function queryContext(
         return notForQueries();
       },
       get mediaLinks(): MediaLinks {
+        return notForQueries();
+      },
+      get outboxHint(): OutboxHint {
         return notForQueries();
       },
     },

@@ -1,6 +1,7 @@
 /**
  * Per-request DataLoaders: whatever a page of meetings needs beyond the meetings themselves
- * (content, recorders, teams, meeting types, CRM matches) costs one query per kind for the page.
+ * (content, recorders, teams, meeting types, CRM matches), and a page of webhook deliveries their
+ * attempts, costs one query per kind for the page.
  */
 import DataLoader from 'dataloader';
 import { LRUCache } from 'lru-cache';
@@ -10,6 +11,7 @@ import {
   type ContentKind,
   type CredentialDoc,
   contentKinds,
+  type DeliveryAttemptDoc,
   type MeetingDoc,
   type MeetingTypeDoc,
   type TeamDoc,
@@ -130,6 +132,17 @@ export function createLoaders(
         return crmMatchesFor(collections, connection, meetings);
       },
       { cacheKeyFn: (m) => m.recordingId },
+    ),
+    /** The attempts of outbox messages, oldest first: one query for a page of webhook deliveries. */
+    deliveryAttempts: new DataLoader<ObjectId, DeliveryAttemptDoc[], string>(
+      async (ids) => {
+        const attempts = await collections.deliveryAttempts
+          .find({ outboxId: { $in: [...ids] } })
+          .sort({ attemptedAt: 1, _id: 1 })
+          .toArray();
+        return ids.map((id) => attempts.filter((a) => a.outboxId.equals(id)));
+      },
+      { cacheKeyFn: hex },
     ),
   };
 }

@@ -38,7 +38,9 @@ afterAll(async () => {
 
 const collections = () => t.app.database.collections;
 
-const newWorker = (options: Partial<WorkerOptions> = {}) => testWorker(collections(), workers, options);
+/** A worker of the test's; one that is started hears the app's hint, as the app's own would. */
+const newWorker = (options: Partial<WorkerOptions> = {}) =>
+  testWorker(collections(), workers, { hint: t.app.services.outboxHint, ...options });
 
 /** `count` webhooks of Tom's on his own recordings, at `${rx.url}/${name}/<i>`. */
 async function webhooks(name: string, count: number): Promise<void> {

@@ -198,6 +198,7 @@ describe('through the API', () => {
           'summary',
           url,
           allowAll,
+          t.app.services.outboxHint,
         ),
       );
     const worker = new DeliveryWorker({

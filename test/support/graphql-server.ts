@@ -8,6 +8,7 @@ import type { Collections } from '../../src/db/collections.js';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { ContentReadyFeed } from '../../src/domain/content-ready-feed.js';
 import { CredentialCache } from '../../src/domain/credential-cache.js';
+import { OutboxHint } from '../../src/domain/outbox.js';
 import { ReferenceCache } from '../../src/domain/reference-cache.js';
 import { createDirectory } from '../../src/graphql/loaders.js';
 import { createGraphQLServer, type GraphQLServer } from '../../src/graphql/yoga.js';
@@ -31,6 +32,7 @@ export function testGraphQLServer(
       destinationCheck: new EgressGuard().destinationCheck,
       contentReadyFeed: new ContentReadyFeed(collections),
       references: new ReferenceCache(collections, 0),
+      outboxHint: new OutboxHint(),
       // Media needs the whole database (GridFS): tests of it start the app (test/support/app.ts).
       get media(): never {
         throw new Error('testGraphQLServer has no media store');

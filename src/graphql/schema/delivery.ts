@@ -28,6 +28,7 @@ function deliveryMutation(content: DeliveryContent) {
           content,
           args.destinationUrl,
           context.services.destinationCheck,
+          context.services.outboxHint,
         ),
     }),
   );

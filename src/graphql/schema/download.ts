@@ -109,6 +109,7 @@ builder.mutationField('requestDownload', (t) =>
         args.destinationUrl ?? null,
         context.services.destinationCheck,
         context.services.mediaLinks,
+        context.services.outboxHint,
       ),
   }),
 );

@@ -74,7 +74,7 @@ builder.mutationField('ingestRecording', (t) =>
       return ingestRecording(
         context.collections,
         json,
-        { references: context.services.references },
+        { references: context.services.references, hint: context.services.outboxHint },
         media
           ? { store: context.services.media, source: { contentType: media.type, open: () => bytesOf(media) } }
           : undefined,

@@ -3,8 +3,6 @@
  * `createWebhook`, `deleteWebhook`, `rotateWebhookSecret`, `enableWebhook`, `redeliverWebhookEvent`
  * and `redeliverFailedWebhookEvents` mutations.
  */
-import DataLoader from 'dataloader';
-import { ObjectId } from 'mongodb';
 import type {
   AttemptOutcome,
   DeliveryAttemptDoc,
@@ -26,7 +24,7 @@ import {
 } from '../../domain/webhooks.js';
 import { builder } from '../builder.js';
 import { connectionOf, listType, pageArgs } from '../connection.js';
-import { type GraphQLContext, viewerOf } from '../context.js';
+import { viewerOf } from '../context.js';
 
 const TriggeredForEnum = builder.enumType('TriggeredFor', {
   values: {
@@ -89,23 +87,6 @@ const DeliveryAttempt = builder.objectRef<DeliveryAttemptDoc>('DeliveryAttempt')
   }),
 });
 
-/** The attempts of a page of deliveries in one query per request. */
-const attemptLoaders = new WeakMap<GraphQLContext, DataLoader<string, DeliveryAttemptDoc[]>>();
-function attemptsLoader(context: GraphQLContext): DataLoader<string, DeliveryAttemptDoc[]> {
-  let loader = attemptLoaders.get(context);
-  if (!loader) {
-    loader = new DataLoader(async (ids: readonly string[]) => {
-      const attempts = await context.collections.deliveryAttempts
-        .find({ outboxId: { $in: ids.map((id) => new ObjectId(id)) } })
-        .sort({ attemptedAt: 1, _id: 1 })
-        .toArray();
-      return ids.map((id) => attempts.filter((a) => a.outboxId.toHexString() === id));
-    });
-    attemptLoaders.set(context, loader);
-  }
-  return loader;
-}
-
 const WebhookDelivery = builder.objectRef<OutboxDoc>('WebhookDelivery').implement({
   description: 'One event sent to a webhook: a meeting whose content became ready.',
   fields: (t) => ({
@@ -130,7 +111,7 @@ const WebhookDelivery = builder.objectRef<OutboxDoc>('WebhookDelivery').implemen
     attempts: t.field({
       type: [DeliveryAttempt],
       description: 'Every attempt, oldest first (redeliveries included).',
-      resolve: (d, _a, context) => attemptsLoader(context).load(d._id.toHexString()),
+      resolve: (d, _a, context) => context.loaders.deliveryAttempts.load(d._id),
     }),
   }),
 });
@@ -291,7 +272,13 @@ builder.mutationFields((t) => ({
       eventId: t.arg.id({ required: true, description: 'The WebhookDelivery id (webhook-id header).' }),
     },
     resolve: (_root, args, context) =>
-      redeliverEvent(context.collections, viewerOf(context), String(args.webhookId), String(args.eventId)),
+      redeliverEvent(
+        context.collections,
+        viewerOf(context),
+        String(args.webhookId),
+        String(args.eventId),
+        context.services.outboxHint,
+      ),
   }),
   redeliverFailedWebhookEvents: t.field({
     type: RedeliverFailedPayload,
@@ -303,6 +290,7 @@ builder.mutationFields((t) => ({
         viewerOf(context),
         String(args.webhookId),
         args.since,
+        context.services.outboxHint,
       ),
     }),
   }),
