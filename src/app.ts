@@ -131,6 +131,9 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     outboxHint,
   };
 
+  // With the demo data, GraphiQL and the REST reference's "Try it out" start with the account
+  // admin's key: the first request just runs.
+  const demoKey = demoLoaded ? demoPersonas.find((p) => p.label === 'account admin')?.apiKey : undefined;
   const graphql = createGraphQLServer({
     collections: database.collections,
     logger,
@@ -162,13 +165,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       mayUpload: (headers) =>
         presentsIngestionToken(headers, { ingestTokenSha256: config.INGEST_TOKEN_SHA256 }),
     },
-    // With the demo data, GraphiQL opens with the account admin's key: the first query just runs.
-    graphiql: demoLoaded
-      ? {
-          apiKey: demoPersonas.find((p) => p.label === 'account admin')?.apiKey,
-          downloadableRecordingId: demoFiles[0]?.recordingId,
-        }
-      : {},
+    graphiql: demoLoaded ? { apiKey: demoKey, downloadableRecordingId: demoFiles[0]?.recordingId } : {},
   });
   const server = createHttpServer(
     [
@@ -176,10 +173,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       graphqlDoor(graphql),
       createRestDoor({ graphql, logger }),
       mediaDoor(database.media, mediaLinks),
-      // With the demo data, "Try it out" starts authorized with the same key as GraphiQL.
-      ...restReferenceDoors(
-        demoLoaded ? { apiKey: demoPersonas.find((p) => p.label === 'account admin')?.apiKey } : {},
-      ),
+      ...restReferenceDoors({ apiKey: demoKey }),
       homeDoor({ version: serviceVersion(), demoPersonas: demoLoaded ? demoPersonas : undefined }),
     ],
     logger,

@@ -22,21 +22,26 @@ const failoverCodes = new Set([
   13436, // NotPrimaryOrSecondary
 ]);
 
+/** Whether `error` or one of its causes (five deep at most) passes `test`. */
+function someCause(error: unknown, test: (e: Error) => boolean): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (test(e)) return true;
+  return false;
+}
+
 /** Whether `error` (or what caused it) says the database cannot be reached or did not answer in time. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (
+  return someCause(
+    error,
+    (e) =>
       e instanceof MongoServerSelectionError ||
       // Also MongoNetworkTimeoutError (socketTimeoutMS) and MongoPoolClearedError.
       e instanceof MongoNetworkError ||
       e instanceof MongoOperationTimeoutError ||
       // No connection free within waitQueueTimeoutMS (the driver does not export its class).
-      e.name === 'MongoWaitQueueTimeoutError'
-    )
-      return true;
-    if (e instanceof MongoError && typeof e.code === 'number' && failoverCodes.has(e.code)) return true;
-  }
-  return false;
+      e.name === 'MongoWaitQueueTimeoutError' ||
+      (e instanceof MongoError && typeof e.code === 'number' && failoverCodes.has(e.code)),
+  );
 }
 
 /**
@@ -45,14 +50,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  * these fire although the database answered, its reply unread behind our own work.
  */
 export function isDatabaseTimeout(error: unknown): boolean {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
-    if (
+  return someCause(
+    error,
+    (e) =>
       e instanceof MongoNetworkTimeoutError ||
       e instanceof MongoOperationTimeoutError ||
-      e.name === 'MongoWaitQueueTimeoutError'
-    )
-      return true;
-  return false;
+      e.name === 'MongoWaitQueueTimeoutError',
+  );
 }
 
 /** The part of a logger an outage needs (pino's Logger has it). */

@@ -18,6 +18,8 @@ export const errorStatus = {
 
 /** Retry-After of a SERVICE_UNAVAILABLE answer: long enough for a failover or a restart to show. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+/** Retry-After of work refused because the service is busy (load shedding): it frees up fast. */
+export const SHED_RETRY_AFTER_SECONDS = 1;
 
 export type ErrorCode = keyof typeof errorStatus;
 

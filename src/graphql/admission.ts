@@ -23,6 +23,7 @@ import type {
   ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { SHED_RETRY_AFTER_SECONDS } from '../domain/errors.js';
 import { DEFAULT_PAGE_SIZE } from '../domain/pagination.js';
 import type { GraphQLContext } from './context.js';
 import { graphQLError } from './errors.js';
@@ -54,7 +55,6 @@ const contentBytes: Record<string, number> = {
 const HEAVY_BYTES = 1_000_000;
 /** Below this an operation is not worth counting at all. */
 const SMALL_BYTES = 64_000;
-const RETRY_AFTER_SECONDS = 1;
 /**
  * The part of the budget one credential may hold (and always one operation, when it holds nothing
  * else). An answer whose client stops reading holds its estimate until it is cut (SEND_TIMEOUT_MS):
@@ -160,26 +160,26 @@ const refusals: Record<ShedReason, (policy: AdmissionPolicy) => GraphQLError> = 
   credential_concurrency: (policy) =>
     graphQLError(
       'RATE_LIMITED',
-      `Too many large requests at once for this key: at most ${policy.heavyPerCredential} may run together (pages with transcripts are large). Retry in ${RETRY_AFTER_SECONDS} s, once one has finished, or ask for smaller pages.`,
-      RETRY_AFTER_SECONDS,
+      `Too many large requests at once for this key: at most ${policy.heavyPerCredential} may run together (pages with transcripts are large). Retry in ${SHED_RETRY_AFTER_SECONDS} s, once one has finished, or ask for smaller pages.`,
+      SHED_RETRY_AFTER_SECONDS,
     ),
   credential_budget: (policy) =>
     graphQLError(
       'RATE_LIMITED',
-      `Too much large content at once for this key: its requests may produce about ${Math.round((policy.budgetBytes * CREDENTIAL_SHARE) / 1e6)} MB together (a transcript is about 0.2 MB). Retry in ${RETRY_AFTER_SECONDS} s, once one has finished and been read, or ask for smaller pages.`,
-      RETRY_AFTER_SECONDS,
+      `Too much large content at once for this key: its requests may produce about ${Math.round((policy.budgetBytes * CREDENTIAL_SHARE) / 1e6)} MB together (a transcript is about 0.2 MB). Retry in ${SHED_RETRY_AFTER_SECONDS} s, once one has finished and been read, or ask for smaller pages.`,
+      SHED_RETRY_AFTER_SECONDS,
     ),
   process_budget: () =>
     graphQLError(
       'OVERLOADED',
-      `The service is busy producing other large answers. Retry in ${RETRY_AFTER_SECONDS} s, or ask for smaller pages or fewer content fields.`,
-      RETRY_AFTER_SECONDS,
+      `The service is busy producing other large answers. Retry in ${SHED_RETRY_AFTER_SECONDS} s, or ask for smaller pages or fewer content fields.`,
+      SHED_RETRY_AFTER_SECONDS,
     ),
   event_loop_delay: () =>
     graphQLError(
       'OVERLOADED',
-      `The service is too busy to take on large answers now. Retry in ${RETRY_AFTER_SECONDS} s, or ask for smaller pages or fewer content fields.`,
-      RETRY_AFTER_SECONDS,
+      `The service is too busy to take on large answers now. Retry in ${SHED_RETRY_AFTER_SECONDS} s, or ask for smaller pages or fewer content fields.`,
+      SHED_RETRY_AFTER_SECONDS,
     ),
 };
 

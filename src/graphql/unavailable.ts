@@ -7,13 +7,12 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { isDatabaseTimeout, isDatabaseUnavailable } from '../db/outage.js';
-import { errorStatus, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../domain/errors.js';
+import { errorStatus, SHED_RETRY_AFTER_SECONDS, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { graphQLError } from './errors.js';
 import type { Overload } from './overload.js';
 
 const code = 'SERVICE_UNAVAILABLE';
-const OVERLOADED_RETRY_AFTER_SECONDS = 1;
 
 /**
  * The client's error for `cause` when it is an outage (masking calls it), undefined otherwise; a
@@ -25,8 +24,8 @@ export function unavailableError(cause: unknown, overload: Overload): GraphQLErr
   if (isDatabaseTimeout(original) && overload.loopBehind() && overload.databaseReachable())
     return graphQLError(
       'OVERLOADED',
-      `The service is too busy to answer in time. Retry in ${OVERLOADED_RETRY_AFTER_SECONDS} s.`,
-      OVERLOADED_RETRY_AFTER_SECONDS,
+      `The service is too busy to answer in time. Retry in ${SHED_RETRY_AFTER_SECONDS} s.`,
+      SHED_RETRY_AFTER_SECONDS,
     );
   return new GraphQLError('The service is temporarily unavailable; retry later.', {
     // Kept for the log line below; clients see the message and extensions only.

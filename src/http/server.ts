@@ -126,7 +126,7 @@ export interface HttpBounds {
   sendTimeoutMs: number;
 }
 
-export const defaultHttpBounds: HttpBounds = {
+const defaultHttpBounds: HttpBounds = {
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 60_000,
   sendTimeoutMs: 30_000,
