@@ -7,7 +7,9 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
+# The workspace's manifests first (the engine package is one), so npm ci is cached until they change.
 COPY package.json package-lock.json ./
+COPY packages/embedded-mongo/package.json packages/embedded-mongo/
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
@@ -15,6 +17,7 @@ RUN npm run build
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/embedded-mongo/package.json packages/embedded-mongo/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
@@ -29,6 +32,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The engine package as installed: node_modules/@meetings/embedded-mongo links here, to its dist/.
+COPY packages/embedded-mongo/package.json packages/embedded-mongo/
+COPY --from=build /app/packages/embedded-mongo/dist ./packages/embedded-mongo/dist
 # The REST door reads its GraphQL documents at start, next to its compiled modules.
 COPY --from=build /app/rest-compat/operations ./dist/rest-compat/operations
 RUN mkdir /data && chown node:node /data

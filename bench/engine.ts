@@ -1,5 +1,5 @@
 /** Child process: the embedded MongoDB engine alone, so the servers measured reach it over the wire. */
-import { startEmbeddedMongo } from '../src/embedded-mongo/index.js';
+import { startEmbeddedMongo } from '@meetings/embedded-mongo';
 import { failToParent, serveParent } from './ipc.js';
 
 try {

@@ -5,6 +5,7 @@
 
 import type { Server } from 'node:http';
 import type { Worker } from 'node:worker_threads';
+import { type EmbeddedMongo, startEmbeddedMongo, startEmbeddedMongoThread } from '@meetings/embedded-mongo';
 import { createRestDoor } from '../rest-compat/index.js';
 import { demoDataset, demoMedia, demoPersonas, loadDataset } from '../seeds/index.js';
 import { type Config, rateLimitPolicyOf } from './config.js';
@@ -21,8 +22,6 @@ import { MediaLinks } from './domain/media-links.js';
 import { OutboxHint } from './domain/outbox.js';
 import { ReferenceCache } from './domain/reference-cache.js';
 import { presentsIngestionToken } from './domain/viewer.js';
-import { type EmbeddedMongo, startEmbeddedMongo } from './embedded-mongo/index.js';
-import { startEmbeddedMongoThread } from './embedded-mongo/thread.js';
 import type { ResolverServices } from './graphql/context.js';
 import { createDirectory } from './graphql/loaders.js';
 import { createGraphQLServer } from './graphql/yoga.js';

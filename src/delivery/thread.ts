@@ -79,14 +79,14 @@ const CLOSE_MARGIN_MS = 5_000;
 
 /**
  * Compiled, the thread runs thread-entry.js as it is; from the TypeScript sources (tsx, vitest),
- * through the embedded engine's tsx shim, which registers tsx's loader first (a worker does not
+ * through thread-tsx.mjs, which registers tsx's loader first (a worker does not
  * inherit its parent's).
  */
 function spawn(data: DeliveryThreadData): Worker {
   const extension = path.extname(fileURLToPath(import.meta.url));
   const entry = new URL(`./thread-entry${extension}`, import.meta.url);
   if (extension !== '.ts') return new Worker(entry, { workerData: data });
-  const shim = new URL('../embedded-mongo/thread-tsx.mjs', import.meta.url);
+  const shim = new URL('./thread-tsx.mjs', import.meta.url);
   return new Worker(shim, { workerData: data, argv: [entry.href] });
 }
 

@@ -10,8 +10,7 @@
  * which fire the webhooks and subscriptions; every other check covers them too. Each test collects
  * its differences and asserts the list is empty, so a failure prints every one of them.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { type EngineProcess, startEngineProcess } from '@meetings/embedded-mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dataset, type DemoPersona, demoDataset, demoMedia, demoPersonas } from '../../seeds/index.js';
 import { storeMedia } from '../../src/domain/media.js';
@@ -526,37 +525,17 @@ async function settle(): Promise<string[]> {
   return done ? [] : ['the outbox still has pending work after 20 s'];
 }
 
-let engine: ChildProcess | undefined;
-
 /**
- * The embedded engine in a process of its own (it ends when our end of its stdin closes), so that
- * its work runs on another core than the service and this file's client (the file is request-heavy).
- * ACCESS_ENGINE=inprocess keeps it in this process.
+ * The embedded engine in a process of its own, so that its work runs on another core than the
+ * service and this file's client (the file is request-heavy). ACCESS_ENGINE=inprocess keeps it in
+ * this process.
  */
-async function startEngineProcess(): Promise<string> {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  const script = `import { startEmbeddedMongo } from './src/embedded-mongo/index.ts';
-    const engine = await startEmbeddedMongo();
-    process.stdout.write(engine.uri + '\\n');
-    process.stdin.on('end', () => process.exit(0)).resume();`;
-  engine = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    engine!.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve(out.trim());
-    });
-    engine!.once('exit', (code) => reject(new Error(`the engine process exited (${code})`)));
-  });
-}
+let engine: EngineProcess | undefined;
 
 beforeAll(async () => {
-  const separate = process.env.ACCESS_ENGINE !== 'inprocess';
+  if (process.env.ACCESS_ENGINE !== 'inprocess') engine = await startEngineProcess();
   [t, rx] = await startDeliveryTest({
-    ...(separate ? { MONGODB_URI: await startEngineProcess() } : {}),
+    ...(engine ? { MONGODB_URI: engine.uri } : {}),
     DELIVERY_WORKER: 'true',
     DELIVERY_POLL_MS: '100',
     DELIVERY_CONCURRENCY: '16',
@@ -603,7 +582,7 @@ afterAll(async () => {
   await Promise.all(streams.map((s) => s.close()));
   await rx?.close();
   await t?.close();
-  engine?.stdin?.end();
+  engine?.stop();
 });
 
 // ---------------------------------------------------------------- the checks

@@ -2,10 +2,11 @@
  * A database for seed tests, through the real driver: MONGODB_URI when set, else the embedded
  * engine. Each call gets its own database name, dropped on close.
  */
+
+import { startEmbeddedMongo } from '@meetings/embedded-mongo';
 import { EJSON } from 'bson';
 import type { Collections } from '../../src/db/collections.js';
 import { connectDatabase, type Database } from '../../src/db/connection.js';
-import { startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
 
 export interface TestDatabase {
   uri: string;

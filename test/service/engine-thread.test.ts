@@ -7,13 +7,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { EmbeddedMongoThread } from '@meetings/embedded-mongo';
+import { type EngineProcess, startEngineProcess } from '@meetings/embedded-mongo';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import type { EmbeddedMongoThread } from '../../src/embedded-mongo/thread.js';
 import { createLogger } from '../../src/logger.js';
-import { type EngineProcess, startEngineProcess } from '../support/engine-process.js';
 import { logLines } from '../support/log-lines.js';
 import { exitOf, outputOf } from '../support/processes.js';
 

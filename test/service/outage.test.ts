@@ -4,6 +4,8 @@
  * 503 and Retry-After, readiness must say 503 in time, and everything must answer again once the
  * database is back, without restarting the app.
  */
+
+import { type EngineProcess, startEngineProcess } from '@meetings/embedded-mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createWebhook,
@@ -13,7 +15,6 @@ import {
   startDeliveryTest,
 } from '../delivery/support.js';
 import { keyOf, type TestApp } from '../support/app.js';
-import { type EngineProcess, startEngineProcess } from '../support/engine-process.js';
 import type { Receiver } from '../support/receiver.js';
 
 const tom = 'team admin (Sales)';

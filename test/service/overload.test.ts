@@ -5,6 +5,8 @@
  * without the outage warning, since the database, in a process of its own, answers all along.
  * The loop is made busy by this test itself: the app runs in its process.
  */
+
+import { type EngineProcess, startEngineProcess } from '@meetings/embedded-mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoDataset, loadDataset } from '../../seeds/index.js';
 import { type App, startApp } from '../../src/app.js';
@@ -12,7 +14,6 @@ import { loadConfig } from '../../src/config.js';
 import { connectDatabase } from '../../src/db/connection.js';
 import { createLogger } from '../../src/logger.js';
 import { keyOf } from '../support/app.js';
-import { type EngineProcess, startEngineProcess } from '../support/engine-process.js';
 import { logLines } from '../support/log-lines.js';
 
 const { lines, sink } = logLines();

@@ -5,8 +5,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
+import { type EmbeddedMongo, startEmbeddedMongo } from '@meetings/embedded-mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
 import { exitOf, freePort, outputOf, waitForOutput } from '../support/processes.js';
 
 const entry = ['--import', 'tsx', 'src/main.ts'];

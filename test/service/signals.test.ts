@@ -7,8 +7,8 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
+import { type EmbeddedMongo, startEmbeddedMongo } from '@meetings/embedded-mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
 import { descendants, exitOf, isRunning, outputOf, waitForOutput } from '../support/processes.js';
 
 const graceMs = 5_000;

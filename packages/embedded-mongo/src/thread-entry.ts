@@ -3,7 +3,7 @@
  * posts back where it listens (or why it could not start), and closes it when asked.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type EmbeddedMongoOptions, startEmbeddedMongo } from './index.js';
+import { type EmbeddedMongoOptions, startEmbeddedMongo } from './start.js';
 import type { FromThread, ThreadError } from './thread.js';
 
 const parent = parentPort!;

@@ -1,7 +1,7 @@
 /** Documents as the engine decodes them from a message: values of their own, not views of it. */
 import { Binary, BSON, UUID } from 'bson';
 import { describe, expect, it } from 'vitest';
-import { decodeDocument } from '../../src/embedded-mongo/wire.js';
+import { decodeDocument } from '../../src/wire.js';
 
 describe('decodeDocument', () => {
   it('gives binaries bytes of their own: the message they came in can be reused or freed', () => {

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { EmbeddedMongo, EmbeddedMongoOptions } from './index.js';
+import type { EmbeddedMongo, EmbeddedMongoOptions } from './start.js';
 
 /** An error as it crosses the thread boundary (posting an Error keeps only name and message). */
 export interface ThreadError {

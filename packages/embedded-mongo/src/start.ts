@@ -17,7 +17,7 @@
  * Production needs a real MongoDB deployment: there is no authentication, no
  * replication/transactions, and only the commands the driver's CRUD/index/aggregate APIs use.
  *
- * This folder must not import anything from the rest of `src/`.
+ * It imports nothing but its own modules and its dependencies: the package stands alone.
  */
 import { DurableStore } from './persistence.js';
 import { startServer } from './server.js';
@@ -63,4 +63,3 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
   };
 }
 
-export { supportedCommands } from './commands/index.js';

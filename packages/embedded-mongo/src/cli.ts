@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * `npm run engine`: the embedded engine alone on a port, for other processes (`MONGODB_URI=...
  * npm start`, `npm run worker`) and any MongoDB client. Prints its connection string and where its
@@ -6,7 +7,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startEmbeddedMongo } from './index.js';
+import { startEmbeddedMongo } from './start.js';
 
 // Beside a local mongod's 27017, never on it: a client meant for a real MongoDB should not find
 // this engine there (the README's examples use it too).

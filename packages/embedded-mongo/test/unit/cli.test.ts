@@ -1,16 +1,16 @@
 /**
- * `npm run engine` (src/embedded-mongo/cli.ts): the engine alone as a process, its data kept
+ * `npm run engine` (src/cli.ts): the engine alone as a process, its data kept
  * across a SIGTERM and a start, its directory refused to a second engine, and bad arguments.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exitOf, outputOf, waitForOutput } from '../support/processes.js';
 
-const cli = ['--import', 'tsx', 'src/embedded-mongo/cli.ts'];
+const cli = ['--import', 'tsx', new URL('../../src/cli.ts', import.meta.url).pathname];
 const dir = mkdtempSync(path.join(tmpdir(), 'engine-cli-'));
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -22,7 +22,14 @@ afterAll(() => {
 async function startCli(args: string[]): Promise<{ child: ChildProcess; uri: string; banner: string }> {
   const child = spawn(process.execPath, [...cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
-  const banner = await waitForOutput(child, /^Data: .*$/m);
+  const banner = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (/^Data: .*$/m.test(out)) resolve(out);
+    });
+    child.once('exit', (code) => reject(new Error(`the engine exited (${code}) before its banner:\n${out}`)));
+  });
   return { child, uri: /^MongoDB URI: (\S+)$/m.exec(banner)![1]!, banner };
 }
 
@@ -45,7 +52,7 @@ describe('npm run engine', () => {
     );
 
     first.child.kill('SIGTERM');
-    expect(await exitOf(first.child)).toEqual({ code: 0, signal: null });
+    expect(await once(first.child, 'exit')).toEqual([0, null]);
     expect(existsSync(path.join(dir, 'engine.pid'))).toBe(false); // its lock released
 
     const again = await startCli(['--port', '0', '--path', dir]);
@@ -59,7 +66,7 @@ describe('npm run engine', () => {
       await reader.close();
       again.child.kill('SIGINT');
     }
-    expect((await exitOf(again.child)).code).toBe(0);
+    expect((await once(again.child, 'exit'))[0]).toBe(0);
   });
 
   it('a port in use: exit 1, saying so', async () => {
@@ -84,11 +91,10 @@ describe('npm run engine', () => {
     expect(run.stderr).toContain('Usage: npm run engine');
   });
 
-  it('--help prints the options and exits 0', async () => {
-    const child = spawn(process.execPath, [...cli, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const output = outputOf(child);
-    expect((await exitOf(child)).code).toBe(0);
-    expect(output.stdout).toContain('--port N');
-    expect(output.stdout).toContain('--in-memory');
+  it('--help prints the options and exits 0', () => {
+    const run = spawnSync(process.execPath, [...cli, '--help'], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('--port N');
+    expect(run.stdout).toContain('--in-memory');
   });
 });

@@ -21,7 +21,7 @@ import {
   ObjectId,
 } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { startEmbeddedMongo } from '../../src/index.js';
 import { connectTarget, rejection, type Target, winningStages } from './target.js';
 
 const KiB = 1024;

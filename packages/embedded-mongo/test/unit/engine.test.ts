@@ -1,10 +1,10 @@
 // In-process tests of the engine (no sockets): command dispatch, TTL, cursor timeouts, value ordering.
 import { Decimal128, Long, ObjectId } from 'bson';
 import { afterEach, describe, expect, it } from 'vitest';
-import { executeCommand } from '../../src/embedded-mongo/commands/index.js';
-import { Engine } from '../../src/embedded-mongo/storage.js';
-import { compareValues, keyString } from '../../src/embedded-mongo/values.js';
-import { MessageFramer, WireProtocolError } from '../../src/embedded-mongo/wire.js';
+import { executeCommand } from '../../src/commands/index.js';
+import { Engine } from '../../src/storage.js';
+import { compareValues, keyString } from '../../src/values.js';
+import { MessageFramer, WireProtocolError } from '../../src/wire.js';
 
 const engines: Engine[] = [];
 afterEach(() => {

@@ -3,9 +3,9 @@
 import { Decimal128, Double, Int32, Long, ObjectId } from 'bson';
 import { Query } from 'mingo/query';
 import { describe, expect, it } from 'vitest';
-import { compileFilter } from '../../src/embedded-mongo/filter.js';
-import { compileFieldFilter, mingoOptions } from '../../src/embedded-mongo/mingo.js';
-import type { Document } from '../../src/embedded-mongo/values.js';
+import { compileFilter } from '../../src/filter.js';
+import { compileFieldFilter, mingoOptions } from '../../src/mingo.js';
+import type { Document } from '../../src/values.js';
 
 const idA = new ObjectId('650000000000000000000001');
 const idB = new ObjectId('650000000000000000000002');

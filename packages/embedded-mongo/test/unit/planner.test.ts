@@ -3,7 +3,7 @@
 // timing), and the trial between candidate plans keeps the one that gives the sort.
 import { type Document, MongoClient, type Sort } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/index.js';
 
 const N = 5000;
 const base = new Date('2024-01-01T00:00:00Z').getTime();

@@ -3,9 +3,9 @@
 import { Binary, Decimal128, Double, Int32, Long, ObjectId } from 'bson';
 import { update as mingoUpdate } from 'mingo/updater';
 import { describe, expect, it } from 'vitest';
-import { mingoOptions } from '../../src/embedded-mongo/mingo.js';
-import { applyUpdate, buildUpsertDocument, parseUpdate } from '../../src/embedded-mongo/update.js';
-import { cloneValue, type Document, exactKey, idFirst } from '../../src/embedded-mongo/values.js';
+import { mingoOptions } from '../../src/mingo.js';
+import { applyUpdate, buildUpsertDocument, parseUpdate } from '../../src/update.js';
+import { cloneValue, type Document, exactKey, idFirst } from '../../src/values.js';
 
 const id = new ObjectId('650000000000000000000001');
 const stored: Document = {

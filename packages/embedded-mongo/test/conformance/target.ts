@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Db, type Document, MongoClient, MongoServerError } from 'mongodb';
 import { expect } from 'vitest';
-import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/index.js';
 
 export interface Target {
   client: MongoClient;

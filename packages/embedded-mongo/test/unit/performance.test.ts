@@ -1,6 +1,6 @@
 import { MongoClient, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/index.js';
 
 const N = 50_000;
 let engine: EmbeddedMongo;

@@ -2,14 +2,14 @@ import net from 'node:net';
 import { BSON } from 'bson';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/index.js';
 import {
   OP_MSG,
   OP_MSG_FLAGS,
   OP_QUERY,
   parseReply,
   serializeOpMsgRequest,
-} from '../../src/embedded-mongo/wire.js';
+} from '../../src/wire.js';
 
 let engine: EmbeddedMongo;
 let client: MongoClient;

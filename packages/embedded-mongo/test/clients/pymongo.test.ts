@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
+import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/index.js';
 
 // Debian's interpreter: the one python3-pymongo installs into (a pyenv python on PATH lacks it).
 const python = '/usr/bin/python3';

@@ -3,8 +3,8 @@
 import { Double, Int32, Long, ObjectId } from 'bson';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FULL_INTERVAL, Index } from '../../src/embedded-mongo/indexes.js';
-import { compareValues } from '../../src/embedded-mongo/values.js';
+import { FULL_INTERVAL, Index } from '../../src/indexes.js';
+import { compareValues } from '../../src/values.js';
 
 const value = fc.oneof(
   fc.string({ maxLength: 4 }),

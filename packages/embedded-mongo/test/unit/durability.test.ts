@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Decimal128, Double, Int32, Long, MongoClient, ObjectId } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/embedded-mongo/index.js';
-import { startEngineProcess } from '../support/engine-process.js';
+import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/index.js';
+import { startEngineProcess } from '../../src/process.js';
 
 const dirs: string[] = [];
 const opened: Array<{ close(): Promise<void> }> = [];
