@@ -4,7 +4,7 @@
 //   db              (stored documents, collections, connection)
 //   domain          (the rules)
 //   graphql         (the one API implementation)
-//   delivery, rest-compat, http, app.ts, main.ts, seeds   (doors, workers and entry points)
+//   delivery, rest-compat, http, app.ts, cli/, seeds   (doors, workers and entry points)
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -15,7 +15,7 @@ module.exports = {
         'The rules must not depend on how they are served or seeded: the doors, the worker and the seeder call domain, never the reverse.',
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { path: '^(src/(graphql|delivery|http)/|src/(app|main)\\.ts$|rest-compat/|seeds/)' },
+      to: { path: '^(src/(graphql|delivery|http)/|src/app\\.ts$|src/cli/|rest-compat/|seeds/)' },
     },
     {
       name: 'graphql-knows-no-doors',

@@ -1,7 +1,7 @@
 # The meetings gateway as an image: the same steps as CI (npm ci from the lockfile), then
 # `npm run build` (TypeScript to dist/), and a runtime stage with production dependencies only.
-# Runs `node dist/src/main.js`; the same image runs the delivery worker with
-# `node dist/src/delivery/cli/worker.js` (see compose.yaml).
+# Runs `node dist/src/cli/service.js`; the same image runs the delivery worker with
+# `node dist/src/cli/worker.js` (see compose.yaml).
 # Node 24 LTS: CI runs the suite on it as well as on the machine's node (.ci/run).
 ARG NODE_IMAGE=node:24-bookworm-slim
 
@@ -44,4 +44,4 @@ EXPOSE 4000
 # No curl in slim images: Node's fetch. Exit 0 only on a 2xx from /healthz.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 4000}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/src/cli/service.js"]

@@ -1,5 +1,5 @@
 /**
- * A RecordingDownload in the REST shape (compat.md), from the RestDownload selection of
+ * A RecordingDownload in the REST shape (docs/api/compatibility.md), from the RestDownload selection of
  * operations/fragments.graphql: the answers of the download endpoints and the body POSTed to a
  * download's destination_url.
  */

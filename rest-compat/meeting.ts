@@ -1,5 +1,5 @@
 /**
- * A Meeting in the REST shape (external-v1.md, compat.md), from the RestMeeting selection of
+ * A Meeting in the REST shape (docs/api/rest.md, docs/api/compatibility.md), from the RestMeeting selection of
  * operations/fragments.graphql: the items of GET /meetings and the body of webhook events.
  */
 import * as z from 'zod';

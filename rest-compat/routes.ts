@@ -1,7 +1,7 @@
 /**
  * The route table of /external/v1: for each endpoint its parameters, the GraphQL operation it
  * runs (rest-compat/operations/*.graphql) and the translation of the result into the REST shape
- * of external-v1.md and compat.md. Nothing here reads the database.
+ * of docs/api/rest.md and docs/api/compatibility.md. Nothing here reads the database.
  */
 import * as z from 'zod';
 import { EMAIL_PATTERN } from '../src/domain/email.js';

@@ -1,5 +1,5 @@
 /**
- * The REST objects of /external/v1 (external-v1.md + compat.md), declared once as zod schemas.
+ * The REST objects of /external/v1 (docs/api/rest.md + docs/api/compatibility.md), declared once as zod schemas.
  * Each carries an OpenAPI component id: openapi.ts turns them into `components.schemas`, and the
  * tests validate every response against what comes out of that.
  */

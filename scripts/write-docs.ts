@@ -1,12 +1,12 @@
 /**
- * `npm run docs`: writes the configuration reference generated from src/config.ts into the README,
- * between its `<!-- configuration -->` and `<!-- /configuration -->` markers; a test fails when
+ * `npm run docs`: writes the configuration reference generated from src/config.ts into
+ * docs/operators/configuration.md, between its `<!-- configuration -->` and `<!-- /configuration -->` markers; a test fails when
  * what is there is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { configurationReference } from '../src/config.js';
 
-const file = 'README.md';
+const file = 'docs/operators/configuration.md';
 const text = readFileSync(file, 'utf8');
 const start = text.indexOf('<!-- configuration -->');
 const end = text.indexOf('<!-- /configuration -->');

@@ -1,6 +1,6 @@
 /**
  * The demo dataset: a deterministic generator (seeded PRNG, fixed base date) covering every case
- * of domain.md, and the personas whose API keys `npm start` prints. See README.md for the tour.
+ * of docs/api/access.md, and the personas whose API keys `npm start` prints. seeds/README.md gives the tour.
  *
  * Acme (team plan) has four teams, admins, members with each view level, an invited and a
  * deactivated user, a user CRM and a team CRM. Globex (individual plan) is one consultant who

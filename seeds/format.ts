@@ -1,6 +1,6 @@
 /**
  * The seed dataset: a JSON file whose objects use the field names and shapes of the REST objects
- * (external-v1.md, snake_case), plus what the API does not show (organisation domains and plans,
+ * (docs/api/rest.md, snake_case), plus what the API does not show (organisation domains and plans,
  * plain API keys, CRM records). Its `meetings` are recordings in the recording format that
  * ingestion takes (src/domain/recording-format.ts).
  *

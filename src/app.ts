@@ -1,6 +1,6 @@
 /**
  * Composition root: database (MongoDB or the embedded engine), demo data, the HTTP doors, the
- * delivery worker. `main.ts` runs it as a process; tests start it in-process.
+ * delivery worker. `cli/service.ts` runs it as a process; tests start it in-process.
  */
 
 import type { Server } from 'node:http';

@@ -1,4 +1,4 @@
-/** Imported first by src/main.ts: starts tracing (if configured) before the app loads its modules. */
+/** Imported first by src/cli/service.ts: starts tracing (if configured) before the app loads its modules. */
 import { startTelemetry } from './telemetry.js';
 
 startTelemetry('meetings-gateway');

@@ -23,24 +23,17 @@ import type * as MongoDBInstrumentation from '@opentelemetry/instrumentation-mon
 import type * as UndiciInstrumentation from '@opentelemetry/instrumentation-undici';
 import type * as Resources from '@opentelemetry/resources';
 import type * as SdkTraceNode from '@opentelemetry/sdk-trace-node';
-
-type Env = Record<string, string | undefined>;
+import { loadTracing, type TracingConfig } from './config.js';
 
 let provider: (TracerProvider & { shutdown(): Promise<void> }) | undefined;
-
-/** Whether tracing is configured: an OTLP traces endpoint is set and the SDK is not disabled. */
-export function tracingEnabled(env: Env = process.env): boolean {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
-  return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim());
-}
 
 /**
  * Starts tracing if configured (see the module comment), as `defaultServiceName` unless
  * `OTEL_SERVICE_NAME` says otherwise. Returns whether it started. Idempotent.
  */
-export function startTelemetry(defaultServiceName: string, env: Env = process.env): boolean {
+export function startTelemetry(defaultServiceName: string, tracing: TracingConfig = loadTracing()): boolean {
   if (provider) return true;
-  if (!tracingEnabled(env)) return false;
+  if (!tracing.enabled) return false;
   const require = createRequire(import.meta.url);
   const sdk: typeof SdkTraceNode = require('@opentelemetry/sdk-trace-node');
   const resources: typeof Resources = require('@opentelemetry/resources');
@@ -58,9 +51,8 @@ export function startTelemetry(defaultServiceName: string, env: Env = process.en
     UndiciInstrumentation: Undici,
   }: typeof UndiciInstrumentation = require('@opentelemetry/instrumentation-undici');
 
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim();
   const exporter =
-    protocol === 'http/json'
+    tracing.protocol === 'http/json'
       ? new (require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp).OTLPTraceExporter()
       : new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof OtlpProto).OTLPTraceExporter();
 

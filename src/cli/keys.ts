@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { type Filter, ObjectId } from 'mongodb';
-import { databaseVariables, loadVariables } from '../config.js';
+import { loadConfig } from '../config.js';
 import type { Collections } from '../db/collections.js';
 import { connectDatabase } from '../db/connection.js';
 import type { CredentialDoc } from '../db/documents.js';
@@ -128,7 +128,7 @@ async function main(): Promise<void> {
     process.stdout.write(usage);
     return;
   }
-  const config = configOrExit(() => loadVariables(databaseVariables));
+  const config = configOrExit(() => loadConfig(['database']));
   if (!config.MONGODB_URI) {
     process.stderr.write('MONGODB_URI is not set: say which MongoDB holds the keys.\n');
     process.exit(2);

@@ -1,5 +1,5 @@
 /**
- * Typed collections and the indexes the queries of domain.md need. `ensureIndexes` is idempotent:
+ * Typed collections and the indexes the queries of docs/api/access.md need. `ensureIndexes` is idempotent:
  * createIndexes with an identical spec is a no-op on MongoDB.
  */
 import type { Collection, Db, IndexDescription } from 'mongodb';
@@ -79,7 +79,7 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
   ],
   meetings: [
     { key: { recordingId: 1 }, unique: true },
-    // The four ways to see a meeting (domain.md), each followed by the list order.
+    // The four ways to see a meeting (docs/api/access.md), each followed by the list order.
     { key: { recorderId: 1, ...meetingKeyset } },
     { key: { sharedWithEmails: 1, ...meetingKeyset } },
     { key: { orgId: 1, sharedTeamIds: 1, ...meetingKeyset } },

@@ -98,7 +98,7 @@ export interface MeetingDoc {
   /** The recorder's organisation. */
   orgId: ObjectId;
   recorderId: ObjectId;
-  /** The recorder's team when the meeting was stored ("its team" in domain.md). */
+  /** The recorder's team when the meeting was stored ("its team" in docs/api/access.md). */
   teamId: ObjectId | null;
   title: string;
   meetingTitle: string | null;
@@ -121,7 +121,7 @@ export interface MeetingDoc {
   /** Teams of the recorder's organisation it is shared with by name (empty when sharedWithAllTeams). */
   sharedTeamIds: ObjectId[];
   sharedWithAllTeams: boolean;
-  /** Set when the meeting is first stored with a summary (content ready, domain.md). */
+  /** Set when the meeting is first stored with a summary (content ready, docs/api/access.md). */
   contentReadyAt: Date | null;
   /**
    * True from the moment content became ready until one outbox event per matching webhook exists

@@ -1,7 +1,7 @@
 /**
  * The bodies the worker sends, built once per message (then stored and re-sent byte for byte):
  *
- * - webhook event: the bare Meeting object in the REST shape (compat.md), with the parts the
+ * - webhook event: the bare Meeting object in the REST shape (docs/api/compatibility.md), with the parts the
  *   webhook's include flags ask for, and CRM matches from the owner's CRM;
  * - transcript delivery: `{"transcript": [...], "recording_id": N}`;
  * - summary delivery: `{"summary": {...}, "recording_id": N}`;

@@ -3,7 +3,7 @@
  * its own, as `npm run worker` runs it, reporting each recorded attempt to the server (metrics)
  * and stopping gracefully when asked.
  */
-import './cli/telemetry-worker.js'; // first: tracing patches mongodb and undici before they load
+import '../telemetry-worker.js'; // first: tracing patches mongodb and undici before they load
 import { parentPort, workerData } from 'node:worker_threads';
 import { commandCollection, connectDatabase, type Database } from '../db/connection.js';
 import { OutboxHint } from '../domain/outbox.js';

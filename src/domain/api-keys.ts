@@ -19,7 +19,7 @@ const MAX_NAME_LENGTH = 100;
 
 /**
  * Keys are managed with an API key: a connected app (OAuth) acts for its user within limits
- * (compat.md), and a key it made would outlive its token and lift them.
+ * (docs/api/compatibility.md), and a key it made would outlive its token and lift them.
  */
 function requireApiKey(viewer: Viewer): void {
   if (viewer.via !== 'api_key')

@@ -1,5 +1,5 @@
 /**
- * Content ready (domain.md): when a meeting is first stored with its summary, every webhook whose
+ * Content ready (docs/api/access.md): when a meeting is first stored with its summary, every webhook whose
  * owner may see it and whose `triggered_for` names the meeting's category for that owner gets one
  * event in the outbox.
  *
@@ -24,7 +24,7 @@ export function viewerFor(user: UserDoc, org: OrganisationDoc): Viewer {
 }
 
 /**
- * The category of `meeting` for the webhook owner (domain.md, "Webhooks"), or null when the owner
+ * The category of `meeting` for the webhook owner (docs/api/access.md), or null when the owner
  * may not see it or no category covers it on the owner's plan.
  */
 export function categoryFor(owner: Viewer, meeting: MeetingDoc): TriggeredFor | null {

@@ -20,7 +20,7 @@ import type {
 } from '../db/documents.js';
 import { RawJson } from './raw-json.js';
 
-/** The public API's shapes of content (external-v1.md): what REST answers and webhook bodies carry. */
+/** The public API's shapes of content (docs/api/rest.md): what REST answers and webhook bodies carry. */
 export interface TranscriptEntryJson {
   speaker: { display_name: string; matched_calendar_invitee_email: string | null };
   text: string;

@@ -1,5 +1,5 @@
 /**
- * CRM matches per viewer (domain.md): the viewer's own CRM connection, else their team's, else
+ * CRM matches per viewer (docs/api/access.md): the viewer's own CRM connection, else their team's, else
  * "no CRM connected". Contacts match invitee emails, companies external invitee domains, deals
  * the matched companies. A page of meetings costs one query for the connection and one for records.
  */

@@ -1,5 +1,5 @@
 /**
- * What a meeting's invitee list says about it (domain.md): who is external, the domains type and
+ * What a meeting's invitee list says about it (docs/api/access.md): who is external, the domains type and
  * the one company the meeting is associated with.
  */
 import type { DomainsType, InviteeDoc } from '../db/documents.js';

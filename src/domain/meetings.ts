@@ -1,6 +1,6 @@
 /**
- * Finding meetings for a viewer: the `/meetings` filters of external-v1.md under the rules of
- * domain.md (AND across parameters, OR within one, external recorders only when named), always
+ * Finding meetings for a viewer: the `/meetings` filters of docs/api/rest.md under the rules of
+ * docs/api/access.md (AND across parameters, OR within one, external recorders only when named), always
  * within what the viewer may see.
  */
 import type { Filter } from 'mongodb';

@@ -1,6 +1,6 @@
 /**
  * Fixed-window rate limits per credential, counted in MongoDB so that every server process
- * sharing the database enforces one limit. compat.md: a general bucket, a "heavy" bucket for
+ * sharing the database enforces one limit. docs/api/compatibility.md: a general bucket, a "heavy" bucket for
  * requests that read transcripts or summaries, and one for requests of media downloads.
  */
 import type { ObjectId } from 'mongodb';

@@ -1,6 +1,6 @@
 /**
  * The recording format: one recording as JSON, in the field names and shapes of the REST Meeting
- * (external-v1.md, snake_case) plus its sharing and content. `npm run ingest`, the
+ * (docs/api/rest.md, snake_case) plus its sharing and content. `npm run ingest`, the
  * `ingestRecording` mutation and the seed datasets' `meetings` all use it; derived values
  * (is_external, email_domain, the domains type, the company, shared_with) are left out:
  * `storeRecording` computes them. Emails and domains are lower-cased while parsing.

@@ -3,7 +3,7 @@ import type { ObjectId } from 'mongodb';
 import type { MeetingDoc, SharedWith } from '../db/documents.js';
 
 /**
- * `all_teams` means every team of the organisation (domain.md): shared with "all teams" as such
+ * `all_teams` means every team of the organisation (docs/api/access.md): shared with "all teams" as such
  * (the stored flag, which also covers teams created later), or team by team with every team the
  * organisation has now (`orgTeamIds`: the ids of the recorder's organisation's teams).
  */

@@ -1,5 +1,5 @@
 /**
- * Who may see which meeting (domain.md, "Visibility"). The only place that decides it: the
+ * Who may see which meeting (docs/api/access.md). The only place that decides it: the
  * MongoDB filter for lists and the predicate for single meetings are built side by side here and
  * a test holds them to each other.
  */

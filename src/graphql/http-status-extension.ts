@@ -1,9 +1,9 @@
 /**
  * Yoga uses `extensions.http` of errors to pick the response status and then strips it from the
- * body. Clients of this API may rely on `extensions.http.status` (it says so in the README), so
+ * body. Clients of this API may rely on `extensions.http.status` (docs/api/errors.md says so), so
  * this plugin puts it back when the result is serialised (for a document that does not parse or
  * validate, sent by a client accepting application/json, Yoga answers 200 as GraphQL over HTTP
- * prescribes: the README says so). It also makes every refusal of the HTTP layer such an error:
+ * prescribes: docs/api/graphql.md says so). It also makes every refusal of the HTTP layer such an error:
  *
  * - Query parameters `variables` / `extensions` that are not JSON (GET, form bodies) make Yoga's
  *   parser throw a bare SyntaxError, which masking turned into a 500; it is a 400 BAD_REQUEST.

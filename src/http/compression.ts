@@ -5,7 +5,7 @@
  * (libuv's thread pool) piped into the response, so a 20 MB page neither blocks the event loop
  * nor sits compressed in memory ahead of a slow client (pipeline honours backpressure).
  *
- * Levels (measured on 2–25 MB meeting pages, see README "Endpoints"): brotli quality 4 compresses
+ * Levels (measured on 2–25 MB meeting pages, see docs/api/endpoints.md): brotli quality 4 compresses
  * JSON smaller than gzip level 6 in less CPU time; quality 5+ costs markedly more time for a few
  * percent. Static pages are compressed once, harder (brotli 9, gzip 9), and cached.
  */

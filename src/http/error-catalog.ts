@@ -1,7 +1,7 @@
 /**
  * Every error a client can meet, with what it means and what to do: the GraphQL door's
  * `extensions.code` values (with the status each carries) and the statuses of the REST door and
- * of the HTTP server in front of both. The README's "Errors" tables and the home page are
+ * of the HTTP server in front of both. The "Errors" tables of docs/api/errors.md and the home page are
  * rendered from (and tested against) these lists, so this is the one place to add one.
  * test/service/error-catalog.test.ts provokes each through the service.
  */
@@ -27,7 +27,7 @@ const limits = operationLimits;
 
 /**
  * A code may come with more than one status (Yoga's BAD_REQUEST: 400, 405, 406, 415): one entry
- * per pair, in the order of the README's table.
+ * per pair, in the order of docs/api/errors.md's table.
  */
 export const graphqlErrorCodes: readonly GraphQLErrorCode[] = [
   {

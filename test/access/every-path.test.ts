@@ -1,5 +1,5 @@
 /**
- * Zero differences between the access oracle (test/support/oracle.ts, written from domain.md
+ * Zero differences between the access oracle (test/support/oracle.ts, written from docs/api/access.md
  * alone) and every path of the service, for every demo persona and every recording: the REST list
  * under each filter (paged to the end), the REST transcript and summary (synchronous and with
  * destination_url), GraphQL `meetings`, `meeting`, `node` and `nodes` with the content fields,

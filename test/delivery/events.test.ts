@@ -266,7 +266,7 @@ describe('payload and signature', () => {
 });
 
 describe('triggered_for', () => {
-  it('fires each webhook for exactly the categories domain.md gives the meeting for its owner', async () => {
+  it('fires each webhook for exactly the categories docs/api/access.md gives the meeting for its owner', async () => {
     const hooks: Record<string, [string, string[]]> = {
       'tom-my': [tom, ['MY_RECORDINGS']],
       'tom-team': [tom, ['MY_SHARED_WITH_TEAM_RECORDINGS']],

@@ -1,6 +1,7 @@
 /**
- * Who may send what where: Standard Webhooks signing (the known-answer vector of compat.md), the
- * egress guard at registration and at every send, and the ingestion service credential.
+ * Who may send what where: Standard Webhooks signing (the known-answer vector of
+ * docs/api/compatibility.md), the egress guard at registration and at every send, and the ingestion
+ * service credential.
  */
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import { type Receiver, startReceiver } from '../support/receiver.js';
 import { emailOf, recordingJson, SERVICE_TOKEN, SERVICE_TOKEN_SHA256, silentLogger } from './support.js';
 
 describe('signing', () => {
-  it('gives the known-answer vector of compat.md', () => {
+  it('gives the known-answer vector of docs/api/compatibility.md', () => {
     expect(
       sign(
         'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',

@@ -82,7 +82,7 @@ describe('workers', () => {
     rx.respond('/batch/0', { status: 200, delayMs: 200 });
     for (let i = 1; i < 6; i++) rx.respond(`/batch/${i}`, { status: 200, delayMs: 200 });
 
-    const first = run('src/delivery/cli/worker.ts', [], workerEnv);
+    const first = run('src/cli/worker.ts', [], workerEnv);
     const firstExit = exited(first);
     await rx.waitFor(6, undefined, 30_000);
     const inFlight = await collections.outbox.countDocuments({ leaseToken: { $ne: null } });
@@ -92,7 +92,7 @@ describe('workers', () => {
     const deliveredBefore = await collections.outbox.countDocuments({ status: 'delivered' });
     expect(deliveredBefore).toBeLessThan(24);
 
-    const second = run('src/delivery/cli/worker.ts', [], workerEnv);
+    const second = run('src/cli/worker.ts', [], workerEnv);
     const secondExit = exited(second);
     await until(
       async () => (await collections.outbox.countDocuments({ status: 'delivered' })) === 24,
@@ -165,9 +165,7 @@ describe('live updates', () => {
       // Private to Tom: Tina may not see it.
       const hidden = recordingJson(emailOf(tom));
       writeFileSync(join(dir, 'hidden.json'), JSON.stringify(hidden));
-      const ingestion = await exited(
-        run('src/delivery/cli/ingest.ts', ['--file', join(dir, 'hidden.json')], {}),
-      );
+      const ingestion = await exited(run('src/cli/ingest.ts', ['--file', join(dir, 'hidden.json')], {}));
       expect(ingestion.code, ingestion.output).toBe(0);
       expect(ingestion.output).toContain(`Stored recording ${hidden.recording_id}: content ready`);
       await until(async () => recorder.events.length > 0, 10_000, 'the recorder’s event');
@@ -189,9 +187,7 @@ describe('live updates', () => {
         sharing: { users: [emailOf(tina)], teams: [], all_teams: false },
       });
       writeFileSync(join(dir, 'shared.json'), JSON.stringify(shared));
-      expect(
-        (await exited(run('src/delivery/cli/ingest.ts', ['--file', join(dir, 'shared.json')], {}))).code,
-      ).toBe(0);
+      expect((await exited(run('src/cli/ingest.ts', ['--file', join(dir, 'shared.json')], {}))).code).toBe(0);
       await until(
         async () => outsider.events.length > 0 && recorder.events.length > 1,
         10_000,
@@ -207,7 +203,7 @@ describe('live updates', () => {
 
       // Ingesting it again fires nothing.
       expect(
-        (await exited(run('src/delivery/cli/ingest.ts', ['--file', join(dir, 'shared.json')], {}))).output,
+        (await exited(run('src/cli/ingest.ts', ['--file', join(dir, 'shared.json')], {}))).output,
       ).toContain('nothing fires');
       await new Promise((r) => setTimeout(r, 400));
       expect(recorder.events).toHaveLength(2);
@@ -228,7 +224,7 @@ describe('live updates', () => {
 
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ recording_id: 'x' }));
     const bad = await exited(
-      run('src/delivery/cli/ingest.ts', ['--file', join(dir, 'bad.json')], { MONGODB_URI: '' }),
+      run('src/cli/ingest.ts', ['--file', join(dir, 'bad.json')], { MONGODB_URI: '' }),
     );
     expect(bad.code).toBe(2);
     expect(bad.output).toMatch(/recording\.recording_id: /);
@@ -242,10 +238,10 @@ describe('npm run ingest --media', () => {
     writeFileSync(join(dir, 'media.json'), JSON.stringify(recording));
     writeFileSync(join(dir, 'media.mp4'), bytes);
     const args = ['--file', join(dir, 'media.json'), '--media', join(dir, 'media.mp4')];
-    const first = await exited(run('src/delivery/cli/ingest.ts', args, {}));
+    const first = await exited(run('src/cli/ingest.ts', args, {}));
     expect(first.code, first.output).toBe(0);
     expect(first.output).toContain(`Stored its video (video/mp4, ${bytes.length} bytes)`);
-    const again = await exited(run('src/delivery/cli/ingest.ts', args, {}));
+    const again = await exited(run('src/cli/ingest.ts', args, {}));
     expect(again.output).toContain('Its video was stored already: unchanged');
 
     const made = await t.graphql(
@@ -268,7 +264,7 @@ describe('npm run ingest --media', () => {
     ];
     for (const [extra, message] of cases) {
       const res = await exited(
-        run('src/delivery/cli/ingest.ts', ['--file', join(dir, 'refused.json'), ...extra], {
+        run('src/cli/ingest.ts', ['--file', join(dir, 'refused.json'), ...extra], {
           MONGODB_URI: '',
         }),
       );

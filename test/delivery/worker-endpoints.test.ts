@@ -15,7 +15,7 @@ afterAll(() => t?.close());
 
 describe('the standalone worker', () => {
   it('answers /healthz, /readyz and /metrics on WORKER_PORT, and stops on SIGTERM', async () => {
-    const worker = spawn(process.execPath, ['--import', 'tsx', 'src/delivery/cli/worker.ts'], {
+    const worker = spawn(process.execPath, ['--import', 'tsx', 'src/cli/worker.ts'], {
       env: { ...process.env, MONGODB_URI: t.app.mongoUri, WORKER_PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,5 +1,5 @@
 /**
- * The README's "### REST with curl" examples (under "## Examples"), run with bash as written
+ * The "## REST with curl" examples of docs/api/examples.md, run with bash as written
  * against a test instance: the first block's BASE becomes the instance's URL, every curl must exit
  * 0 with a 2xx, and each answer must have the keys of the example response shown after it (values
  * may differ: the demo data changes, and a meeting still processing has a null summary).
@@ -17,14 +17,14 @@ const run = promisify(execFile);
 /** The text of `heading` up to the next heading of the same level. */
 function section(text: string, heading: string): string {
   const start = text.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`no "${heading}" in the README`);
+  if (start < 0) throw new Error(`no "${heading}" in docs/api/examples.md`);
   const level = heading.split(' ')[0]!;
   const end = text.indexOf(`\n${level} `, start + heading.length + 2);
   return text.slice(start, end < 0 ? undefined : end);
 }
 
-const examplesSection = section(readFileSync('README.md', 'utf8'), '## Examples');
-const rest = section(examplesSection, '### REST with curl');
+const examplesPage = readFileSync('docs/api/examples.md', 'utf8');
+const rest = section(examplesPage, '## REST with curl');
 const blocks = [...rest.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].map(([, lang, code]) => ({
   lang: lang!,
   code: code!,
@@ -55,7 +55,7 @@ function missingKeys(actual: unknown, shown: unknown, path = '$'): string[] {
 let t: TestApp;
 const tmp = mkdtempSync(join(tmpdir(), 'readme-examples-'));
 beforeAll(async () => {
-  // The webhook example points at a receiver on 127.0.0.1, as the README tells to allow.
+  // The webhook example points at a receiver on 127.0.0.1, as docs/api/examples.md tells to allow.
   t = await startTestApp({ EGRESS_ALLOW_CIDRS: '127.0.0.1/32' });
 });
 afterAll(async () => {
@@ -63,7 +63,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe('README "## Examples", REST with curl', () => {
+describe('docs/api/examples.md, REST with curl', () => {
   it("sets BASE to npm start's address and KEY to the account admin's key", () => {
     expect(setup?.lang).toBe('sh');
     expect(setup?.code).toContain('BASE=http://127.0.0.1:4000\n');
@@ -108,17 +108,17 @@ describe('README "## Examples", REST with curl', () => {
   }, 60_000);
 });
 
-describe('README "## Examples", the receiver and the typed client', () => {
+describe('docs/api/examples.md, the receiver and the typed client', () => {
   // test/examples/webhook-receiver.test.ts and typed-client.test.ts run these very commands.
   it('shows the commands their tests run', () => {
-    const receiver = section(examplesSection, '### A webhook receiver');
+    const receiver = section(examplesPage, '## A webhook receiver');
     expect(rest).toContain('"destination_url": "http://127.0.0.1:8787/webhook"');
     expect(receiver).toContain(
       'WEBHOOK_SECRET=whsec_... PORT=8787 node --import tsx examples/webhook-receiver.ts\n',
     );
     expect(receiver).toContain('npm run ingest -- --file examples/recording.json\n');
     expect(receiver).toContain('recording 100900 "Onboarding call with Hooli"');
-    const client = section(examplesSection, '### A typed GraphQL client');
+    const client = section(examplesPage, '## A typed GraphQL client');
     expect(client).toContain(
       `API_KEY=${keyOf('account admin')} node --import tsx examples/typed-client/meetings.ts http://127.0.0.1:4000\n`,
     );

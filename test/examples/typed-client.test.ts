@@ -62,7 +62,7 @@ describe('the typed client against the service', () => {
     expect((error as GraphQLRequestError).errors[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
-  it('runs as the README says and prints the first page', async () => {
+  it('runs as docs/api/examples.md says and prints the first page', async () => {
     // Asynchronously: the service runs in this process and must answer meanwhile.
     const child = spawn(process.execPath, ['--import', 'tsx', 'examples/typed-client/meetings.ts', t.url], {
       env: { ...process.env, API_KEY: keyOf('account admin') },

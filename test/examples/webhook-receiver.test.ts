@@ -1,5 +1,5 @@
 /**
- * examples/webhook-receiver.ts run as the README says (`node --import tsx`, WEBHOOK_SECRET and
+ * examples/webhook-receiver.ts run as docs/api/examples.md says (`node --import tsx`, WEBHOOK_SECRET and
  * PORT): the service's own worker delivers a real event to it, which it verifies and prints; a
  * forged or unsigned request is refused.
  */
@@ -51,7 +51,7 @@ describe('examples/webhook-receiver.ts', () => {
     expect(output.stdout).toContain(`"markdown_formatted": "## Summary of ${id}"`);
   }, 30_000);
 
-  it('prints the event of examples/recording.json stored with `npm run ingest`, as the README walks through', async () => {
+  it('prints the event of examples/recording.json stored with `npm run ingest`, as docs/api/examples.md walks through', async () => {
     // Another process stores it in the service's database; the service's worker finds the event by polling.
     const ingestion = spawn('npm', ['run', '--silent', 'ingest', '--', '--file', 'examples/recording.json'], {
       env: { ...process.env, MONGODB_URI: t.app.mongoUri },

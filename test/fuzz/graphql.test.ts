@@ -92,7 +92,7 @@ async function ask(
   const head = path.length + Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
   if (res.status === 431 && head > 16_000) return { res, payloads: [], what };
   const payloads = checkGraphQLAnswer(res, method, what);
-  // Every error a client can meet is explained in the catalog (README "Errors"), with its status.
+  // Every error a client can meet is explained in the catalog (docs/api/errors.md), with its status.
   for (const error of payloads.flatMap((p) => p.errors ?? []))
     expect(cataloguedCodes, what).toContain(`${error.extensions?.code} ${error.extensions?.http?.status}`);
   return { res, payloads, what };
@@ -1399,7 +1399,7 @@ describe('fuzzing /graphql', () => {
         '{"query":"{ __typename }"}',
         406,
       ],
-      // As GraphQL over HTTP prescribes (README): 200 for an invalid document to application/json only.
+      // As GraphQL over HTTP prescribes (docs/api/graphql.md): 200 for an invalid document to application/json only.
       [
         'POST',
         '/graphql',

@@ -105,7 +105,7 @@ async function check(
   counted++;
   const what = `${method} ${path} ${JSON.stringify(headers).slice(0, 200)} ${body?.slice(0, 200) ?? ''}`;
   checkRestAnswer(res, method, what);
-  // Every error status a client can meet is explained in the catalog (README "Errors").
+  // Every error status a client can meet is explained in the catalog (docs/api/errors.md).
   if (res.status >= 400) expect(cataloguedStatuses, what).toContain(res.status);
   return res.status;
 }

@@ -141,7 +141,7 @@ export interface GraphQLPayload {
   errors?: GraphQLErrorJson[];
 }
 
-/** The HTTP status each of our codes carries (README: "Errors carry extensions.code ... and set the HTTP status"). */
+/** The HTTP status each of our codes carries (docs/api/graphql.md: "Errors carry extensions.code ... and set the HTTP status"). */
 const statusOfCode: Record<string, number> = {
   BAD_USER_INPUT: 400,
   UNAUTHENTICATED: 401,
@@ -270,7 +270,7 @@ export function checkGraphQLAnswer(res: RawResponse, method: string, what: strin
     }
   }
   const expected = statuses.length > 0 ? Math.max(...statuses) : 200;
-  // README: a client accepting application/json gets 200 for a document that does not parse or
+  // docs/api/graphql.md: a client accepting application/json gets 200 for a document that does not parse or
   // validate (GraphQL over HTTP), extensions.http.status still 400; Yoga does so for a missing query too.
   const refusedDocument =
     /^application\/json/i.test(type) &&

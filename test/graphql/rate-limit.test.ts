@@ -70,7 +70,7 @@ describe('rate limits', () => {
 describe('rate limits across processes', () => {
   it('two server processes on one database together refuse the 61st request of a key in a minute', async () => {
     const first = await startTestApp({ RATE_LIMIT_GENERAL: '60', RATE_LIMIT_HEAVY: '30' });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/service.ts'], {
       env: {
         ...process.env,
         PORT: '0',

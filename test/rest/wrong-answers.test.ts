@@ -2,10 +2,10 @@
  * Two answers that were wrong, pinned through the real HTTP server on both doors (REST
  * GET /meetings and GraphQL `meetings`; webhook payloads run through the same resolvers):
  *
- * - `meeting_type` matches the type's name exactly (domain.md), also for a meeting recorded in
+ * - `meeting_type` matches the type's name exactly (docs/api/access.md), also for a meeting recorded in
  *   another organisation and shared with the caller, whose type is that organisation's;
  * - `shared_with` is `all_teams` when a meeting is shared with every team of its organisation,
- *   whether with "all teams" as such or team by team (domain.md).
+ *   whether with "all teams" as such or team by team (docs/api/access.md).
  *
  * The demo dataset is extended with a few recordings (seed format), all created in 2027 so that
  * `created_after` lists them alone.

@@ -21,7 +21,7 @@ function seed(args: string[], env: Record<string, string | undefined>): Promise<
   return new Promise((resolve) => {
     execFile(
       'npx',
-      ['tsx', 'seeds/cli.ts', ...args],
+      ['tsx', 'src/cli/seed.ts', ...args],
       { cwd: root, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;

@@ -3,10 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   configurationReference,
-  databaseVariables,
   helpText,
   loadConfig,
-  loadVariables,
+  settings,
   tracingVariables,
   variables,
 } from '../../src/config.js';
@@ -37,12 +36,13 @@ describe('configuration', () => {
   it('the database tools read only where the database is: a bad PORT does not stop them', () => {
     const env = { PORT: 'x', MONGODB_URI: 'mongodb://db:27017/', MONGODB_DB: 'crm' };
     expect(() => loadConfig(env)).toThrow(/PORT must be/);
-    expect(loadVariables(databaseVariables, env)).toEqual({
+    expect(loadConfig(['database'], env)).toEqual({
       MONGODB_URI: 'mongodb://db:27017/',
       MONGODB_DB: 'crm',
       MONGODB_TIMEOUT_MS: 2000,
+      MONGODB_COMMAND_METRICS: false,
     });
-    expect(() => loadVariables(databaseVariables, { MONGODB_DB: 'a/b' })).toThrow(
+    expect(() => loadConfig(['database'], { MONGODB_DB: 'a/b' })).toThrow(
       /MONGODB_DB must be a MongoDB database name/,
     );
   });
@@ -62,9 +62,26 @@ describe('configuration', () => {
     expect(text).toMatch(/^ {2}PUBLIC_URL +.*\[default: the address it listens on\]$/m);
   });
 
-  it("the README's configuration reference is the one src/config.ts generates (npm run docs)", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const block = /<!-- configuration -->\n([\s\S]*?)\n<!-- \/configuration -->/.exec(readme)?.[1];
+  it('groups the variables by concern, each in exactly one group, in --help and the reference', () => {
+    const names = Object.values(settings).flatMap((group) => Object.keys(group.variables));
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.sort()).toEqual(Object.keys(variables).sort());
+    const text = helpText();
+    const reference = configurationReference();
+    for (const { title, variables: members } of Object.values(settings)) {
+      // Each group's variables follow its title, before the next group's.
+      const section = text.slice(text.indexOf(`${title}:\n`)).split('\n\n')[0]!;
+      const table = reference.slice(reference.indexOf(`### ${title}\n`)).split('\n### ')[0]!;
+      for (const name of Object.keys(members)) {
+        expect(section).toContain(`  ${name} `);
+        expect(table).toContain(`| \`${name}\` |`);
+      }
+    }
+  });
+
+  it("docs/operators/configuration.md's reference is the one src/config.ts generates (npm run docs)", () => {
+    const page = readFileSync(new URL('../../docs/operators/configuration.md', import.meta.url), 'utf8');
+    const block = /<!-- configuration -->\n([\s\S]*?)\n<!-- \/configuration -->/.exec(page)?.[1];
     expect(block, 'run npm run docs').toBe(configurationReference());
   });
 

@@ -93,7 +93,7 @@ describe('`npm start` when the engine cannot start', () => {
   });
 
   it('a data directory held by another engine: one line on stderr, exit 1', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/service.ts'], {
       env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', EMBEDDED_MONGO_PATH: dir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -24,7 +24,7 @@ let service: ChildProcess;
 let serviceUrl: string;
 
 async function startService(mongoUri: string): Promise<string> {
-  service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  service = spawn(process.execPath, ['--import', 'tsx', 'src/cli/service.ts'], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', MONGODB_URI: mongoUri, SEED_DEMO: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -9,8 +9,8 @@ import { type EmbeddedMongo, startEmbeddedMongo } from '@meetings/embedded-mongo
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, freePort, outputOf, waitForOutput } from '../support/processes.js';
 
-const entry = ['--import', 'tsx', 'src/main.ts'];
-const workerEntry = ['--import', 'tsx', 'src/delivery/cli/worker.ts'];
+const entry = ['--import', 'tsx', 'src/cli/service.ts'];
+const workerEntry = ['--import', 'tsx', 'src/cli/worker.ts'];
 const password = 'hunter2-s3cret';
 
 let engine: EmbeddedMongo;

@@ -33,10 +33,10 @@ const worker = { ready: /delivery worker started/, env: () => ({ MONGODB_URI: en
 const commands = [
   { name: 'npm start', command: ['npm', 'start'], ...server },
   { name: 'npm run worker', command: ['npm', 'run', 'worker'], ...worker },
-  { name: 'node dist/src/main.js', command: [process.execPath, 'dist/src/main.js'], ...server },
+  { name: 'node dist/src/cli/service.js', command: [process.execPath, 'dist/src/cli/service.js'], ...server },
   {
-    name: 'node dist/src/delivery/cli/worker.js',
-    command: [process.execPath, 'dist/src/delivery/cli/worker.js'],
+    name: 'node dist/src/cli/worker.js',
+    command: [process.execPath, 'dist/src/cli/worker.js'],
     ...worker,
   },
 ];
@@ -78,9 +78,9 @@ describe.each(commands)('$name', ({ command, ready, env }) => {
   }, 60_000);
 });
 
-describe('the built service (node dist/src/main.js)', () => {
+describe('the built service (node dist/src/cli/service.js)', () => {
   it('serves GraphiQL and the REST door (whose documents are read from dist at start); a request in flight when SIGTERM arrives still gets its answer, then it exits 0', async () => {
-    const child = start([process.execPath, 'dist/src/main.js'], {});
+    const child = start([process.execPath, 'dist/src/cli/service.js'], {});
     try {
       const banner = await waitForOutput(child, /REST base URL: (http:\/\/\S+)\/external[\s\S]*mk_demo\S+/);
       const url = server.ready.exec(banner)![1]!;

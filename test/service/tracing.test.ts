@@ -62,7 +62,7 @@ function attribute(span: OtlpSpan, key: string): unknown {
 
 /** Starts the service from the sources, sends a GraphQL query and a REST request, stops it with SIGTERM. */
 async function runService(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/service.ts'], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', DELIVERY_WORKER: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -171,7 +171,7 @@ describe('tracing', () => {
     try {
       const tom = 'team admin (Sales)';
       await createWebhook(t, tom, `${rx.url}/traced`, { triggeredFor: ['MY_RECORDINGS'] });
-      const worker = spawn(process.execPath, ['--import', 'tsx', 'src/delivery/cli/worker.ts'], {
+      const worker = spawn(process.execPath, ['--import', 'tsx', 'src/cli/worker.ts'], {
         env: {
           ...process.env,
           MONGODB_URI: t.app.mongoUri,

@@ -1,10 +1,10 @@
 /**
- * An access oracle written from domain.md alone, over a dataset in the seed format (not the
+ * An access oracle written from docs/api/access.md alone, over a dataset in the seed format (not the
  * service's code): which recordings may a user see, which of those does a list show under each
  * `/meetings` filter, what CRM matches a viewer gets, and which webhook categories a meeting falls
  * in for a webhook owner.
  *
- * Where domain.md leaves a detail open, the choice is written down here:
+ * Details the rules once left open, chosen here and now stated in docs/api/access.md too:
  * - `teams[]` names teams of the caller's organisation (the names GET /teams lists), so it matches
  *   only meetings recorded in that organisation;
  * - `meeting_type` matches the name of a meeting's type, whichever organisation the type is in
@@ -80,7 +80,7 @@ export function companyOf(dataset: Dataset, meeting: Meeting): string | null {
 
 // ---------------------------------------------------------------- GET /meetings
 
-/** The filters of GET /meetings (external-v1.md, domain.md), by their meaning. */
+/** The filters of GET /meetings (docs/api/rest.md, docs/api/access.md), by their meaning. */
 export interface OracleFilter {
   recordedBy?: string[];
   teams?: string[];
@@ -97,7 +97,7 @@ export interface OracleFilter {
 }
 
 /**
- * Whether a meeting's words hold the search, by the README's rule: every word (compared by its
+ * Whether a meeting's words hold the search, by the rule of docs/api/graphql.md (Search): every word (compared by its
  * Porter2 stem) and every "quoted phrase" (as written, case aside) occurs in its title, summary,
  * action items or transcript, and no -word does. The searches tested here use no common words
  * ("the"), which the service ignores.

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { startEmbeddedMongo } from './start.js';
 
 // Beside a local mongod's 27017, never on it: a client meant for a real MongoDB should not find
-// this engine there (the README's examples use it too).
+// this engine there (this package's README uses it too).
 const DEFAULT_PORT = 27018;
 const DEFAULT_PATH = './data'; // npm start's default too: both see the same data
 

@@ -1,5 +1,5 @@
 // MongoDB features the engine does not offer, refused with a clear error instead of being silently
-// ignored (the README lists them). NotImplemented (238) where a real mongod would do the work;
+// ignored (the README lists them: packages/embedded-mongo/README.md). NotImplemented (238) where a real mongod would do the work;
 // mongod's own refusal where a standalone mongod refuses too.
 import { CommandError, ErrorCode } from '../errors.js';
 import { type Document, isPlainObject } from '../values.js';

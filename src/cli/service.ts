@@ -1,13 +1,13 @@
 /** Process entry: configuration, the app, a banner for people, graceful stop on SIGTERM/SIGINT. */
 // First: tracing patches http, graphql and mongodb before anything imports them (see telemetry.ts).
-import './telemetry-service.js';
+import '../telemetry-service.js';
 import path from 'node:path';
-import { demoPersonas } from '../seeds/index.js';
-import { type App, startApp } from './app.js';
-import { helpText, loadConfig } from './config.js';
-import { configOrExit, exitOnStartupFailure, exitOnStopSignal } from './lifecycle.js';
-import { createLogger } from './logger.js';
-import { redactCredentials } from './redact.js';
+import { demoPersonas } from '../../seeds/index.js';
+import { type App, startApp } from '../app.js';
+import { helpText, loadConfig } from '../config.js';
+import { configOrExit, exitOnStartupFailure, exitOnStopSignal } from '../lifecycle.js';
+import { createLogger } from '../logger.js';
+import { redactCredentials } from '../redact.js';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   process.stdout.write(helpText());

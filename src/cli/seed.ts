@@ -7,13 +7,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { databaseVariables, loadVariables } from '../src/config.js';
-import { connectDatabase } from '../src/db/connection.js';
-import { configOrExit } from '../src/lifecycle.js';
-import { redactCredentials } from '../src/redact.js';
-import { demoDataset } from './demo.js';
-import { loadDataset } from './load.js';
-import { validateDataset } from './validate.js';
+import { demoDataset } from '../../seeds/demo.js';
+import { loadDataset } from '../../seeds/load.js';
+import { validateDataset } from '../../seeds/validate.js';
+import { loadConfig } from '../config.js';
+import { connectDatabase } from '../db/connection.js';
+import { configOrExit } from '../lifecycle.js';
+import { redactCredentials } from '../redact.js';
 
 const usage = `Usage: npm run seed -- <option>
 
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     fail(`${source} is invalid; nothing was written.\n${validation.problems.join('\n')}`);
   }
 
-  const config = configOrExit(() => loadVariables(databaseVariables));
+  const config = configOrExit(() => loadConfig(['database']));
   if (!config.MONGODB_URI)
     fail(
       'MONGODB_URI is not set: say which MongoDB to load into, e.g. MONGODB_URI=mongodb://127.0.0.1:27017',

@@ -5,16 +5,16 @@
  * SIGTERM/SIGINT: stop claiming, let attempts in flight finish within the
  * grace, exit 0. Exit codes: 2 bad configuration, 1 the database cannot be reached or another failure.
  */
-import './telemetry-worker.js'; // first: tracing patches mongodb and undici before they load
+import '../telemetry-worker.js'; // first: tracing patches mongodb and undici before they load
 import type { Server } from 'node:http';
-import { loadConfig } from '../../config.js';
-import { connectDatabase, type Database } from '../../db/connection.js';
-import { createMetrics, observeAttempt, observeOutbox } from '../../http/metrics.js';
-import { operationalDoors } from '../../http/operations.js';
-import { closeGracefully, createHttpServer, listen } from '../../http/server.js';
-import { configOrExit, exitOnStartupFailure, exitOnStopSignal } from '../../lifecycle.js';
-import { createLogger } from '../../logger.js';
-import { type DeliveryWorker, deliveryWorkerFromConfig } from '../worker.js';
+import { loadConfig } from '../config.js';
+import { connectDatabase, type Database } from '../db/connection.js';
+import { type DeliveryWorker, deliveryWorkerFromConfig } from '../delivery/worker.js';
+import { createMetrics, observeAttempt, observeOutbox } from '../http/metrics.js';
+import { operationalDoors } from '../http/operations.js';
+import { closeGracefully, createHttpServer, listen } from '../http/server.js';
+import { configOrExit, exitOnStartupFailure, exitOnStopSignal } from '../lifecycle.js';
+import { createLogger } from '../logger.js';
 
 const config = configOrExit(loadConfig);
 if (!config.MONGODB_URI) {

@@ -10,14 +10,14 @@ import { createReadStream } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { databaseVariables, loadVariables } from '../../config.js';
-import { connectDatabase } from '../../db/connection.js';
-import { DomainError } from '../../domain/errors.js';
-import { ingestRecording } from '../../domain/ingestion.js';
-import { mediaKindOf } from '../../domain/media.js';
-import { parseRecording } from '../../domain/recording-format.js';
-import { configOrExit } from '../../lifecycle.js';
-import { redactCredentials } from '../../redact.js';
+import { loadConfig } from '../config.js';
+import { connectDatabase } from '../db/connection.js';
+import { DomainError } from '../domain/errors.js';
+import { ingestRecording } from '../domain/ingestion.js';
+import { mediaKindOf } from '../domain/media.js';
+import { parseRecording } from '../domain/recording-format.js';
+import { configOrExit } from '../lifecycle.js';
+import { redactCredentials } from '../redact.js';
 
 const usage = `Usage: npm run ingest -- --file FILE [--media MEDIA [--media-type TYPE]]
 
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     }
   } else if (mediaType) fail(`--media-type goes with --media.\n\n${usage}`);
 
-  const config = configOrExit(() => loadVariables(databaseVariables));
+  const config = configOrExit(() => loadConfig(['database']));
   if (!config.MONGODB_URI) fail('MONGODB_URI is not set: say which MongoDB to store into.');
   // The driver's own timeouts, not MONGODB_TIMEOUT_MS: a recording's media streams in for long.
   const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB);

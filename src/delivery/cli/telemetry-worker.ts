@@ -1,4 +1,0 @@
-/** Imported first by the worker CLI: starts tracing (if configured) before the worker loads its modules. */
-import { startTelemetry } from '../../telemetry.js';
-
-startTelemetry('meetings-gateway-worker');
