@@ -1,0 +1,93 @@
+/**
+ * The servers the scenarios share, each in its own process: one engine holding the generated
+ * dataset, and over it the service, the direct baseline and the ceiling, and with --peers (for the
+ * GraphQL scenario) the peers. Started once, after the scenarios that start processes of their own.
+ */
+import { join } from 'node:path';
+import { connectDatabase } from '../src/db/connection.js';
+import { type LoadedDataset, loadBenchDataset } from './dataset.js';
+import { engineNodeArgs } from './engine-scenario.js';
+import { Child } from './ipc.js';
+import { peers, type Target } from './report.js';
+import type { RunContext } from './run-context.js';
+import { mb } from './units.js';
+
+export interface Servers {
+  /** The engine, and where it listens (the dataset is in its database `bench`). */
+  engine: Child;
+  uri: string;
+  dataset: LoadedDataset;
+  /** The service's app's own door, which knows the service token (the fan-out ingests through it). */
+  serviceAppUrl: string;
+  /** Where a server listens, and its process. */
+  server: (target: Target) => { url: string; child: Child };
+}
+
+export async function startServers(run: RunContext): Promise<Servers> {
+  const { opts, log, elapsed, children } = run;
+  const profile = (name: string) =>
+    opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, name)}`] : [];
+
+  const engine = Child.start(
+    'engine',
+    'bench/engine.ts',
+    {},
+    { maxOldSpaceMb: 12_288, nodeArgs: [...engineNodeArgs, ...profile('engine')] },
+  );
+  children.push(engine);
+  const { uri } = (await engine.ready) as { uri: string };
+  log(`engine: ${uri} (pid ${engine.pid})`);
+  const seeding = await connectDatabase(uri, 'bench');
+  let lastPrinted = 0;
+  const dataset = await loadBenchDataset(seeding.collections, opts.dataset, (done) => {
+    if (done - lastPrinted >= 1000 || (done === opts.dataset.meetings && done !== lastPrinted)) {
+      lastPrinted = done;
+      log(`  seeded ${done}/${opts.dataset.meetings} meetings (${elapsed()})`);
+    }
+  });
+  await seeding.close();
+  const engineRss = engine.rss();
+  log(
+    `dataset: ${dataset.meetings} meetings, ${dataset.transcriptEntries} transcript lines, in ${dataset.seconds.toFixed(1)} s; ` +
+      `longest transcript ${dataset.longest.entries} lines (recording ${dataset.longest.recordingId}); engine RSS ${engineRss === null ? '?' : mb(engineRss).toFixed(0)} MB`,
+  );
+
+  const env = run.serviceEnv(uri, 'bench');
+  const service = Child.start('service', 'bench/service.ts', env, {
+    quiet: true,
+    nodeArgs: profile('service'),
+  });
+  const direct = Child.start(
+    'direct',
+    'bench/baselines.ts',
+    { ...env, LOG_LEVEL: 'silent' },
+    { nodeArgs: profile('direct') },
+  );
+  const ceiling = Child.start('ceiling', 'bench/ceiling.ts', {});
+  children.push(service, direct, ceiling);
+  const serviceInfo = (await service.ready) as { url: string; appUrl: string };
+  const directInfo = (await direct.ready) as { url: string };
+  const ceilingInfo = (await ceiling.ready) as { url: string };
+  log(`service: ${serviceInfo.url} (pid ${service.pid})`);
+  log(`direct:  ${directInfo.url} (pid ${direct.pid}); ceiling: ${ceilingInfo.url} (pid ${ceiling.pid})`);
+  const servers: Partial<Record<Target, { url: string; child: Child }>> = {
+    service: { url: serviceInfo.url, child: service },
+    direct: { url: directInfo.url, child: direct },
+    ceiling: { url: ceilingInfo.url, child: ceiling },
+  };
+  // The peers serve only the GraphQL scenario's query.
+  for (const peer of opts.peers && run.wanted('graphql') ? peers : []) {
+    const child = Child.start(peer, 'bench/peers.ts', { ...env, BENCH_PEER: peer }, { quiet: true });
+    children.push(child);
+    const { url } = (await child.ready) as { url: string };
+    servers[peer] = { url, child };
+    log(`${peer}: ${url} (pid ${child.pid})`);
+  }
+  return {
+    engine,
+    uri,
+    dataset,
+    serviceAppUrl: serviceInfo.appUrl,
+    server: (target) => servers[target]!,
+  };
+}
