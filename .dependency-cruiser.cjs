@@ -4,6 +4,7 @@
 //   db              (stored documents, collections, connection)
 //   domain          (the rules)
 //   graphql         (the one API implementation)
+//   representation  (the public shape of meetings and downloads, for REST answers and webhook bodies)
 //   delivery, rest-compat, http, app.ts, cli/, seeds   (doors, workers and entry points)
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -15,7 +16,7 @@ module.exports = {
         'The rules must not depend on how they are served or seeded: the doors, the worker and the seeder call domain, never the reverse.',
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { path: '^(src/(graphql|delivery|http)/|src/app\\.ts$|src/cli/|rest-compat/|seeds/)' },
+      to: { path: '^(src/(graphql|representation|delivery|http)/|src/app\\.ts$|src/cli/|rest-compat/|seeds/)' },
     },
     {
       name: 'graphql-knows-no-doors',
@@ -23,7 +24,7 @@ module.exports = {
         'GraphQL is the implementation both doors share; it gets what it needs through its context, not from the REST door, the delivery worker, the HTTP server or the seeder.',
       severity: 'error',
       from: { path: '^src/graphql/' },
-      to: { path: '^(src/(delivery|http)/|rest-compat/|seeds/)' },
+      to: { path: '^(src/(delivery|http|representation)/|rest-compat/|seeds/)' },
     },
     {
       name: 'rest-compat-never-reads-the-database',
@@ -40,6 +41,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^rest-compat/' },
       to: { path: '^src/delivery/' },
+    },
+    {
+      name: 'delivery-knows-no-rest-door',
+      comment:
+        'The worker sends what the public shape says (src/representation), not what the REST door does: the two doors share that shape and the GraphQL execution, never each other.',
+      severity: 'error',
+      from: { path: '^src/delivery/' },
+      to: { path: '^rest-compat/' },
+    },
+    {
+      name: 'representation-is-shared',
+      comment:
+        'The public shape (selections, mappers, schemas) is what the REST door and the worker import from each side: it imports only itself and packages, so neither door can leak into the other through it.',
+      severity: 'error',
+      from: { path: '^src/representation/' },
+      to: { path: '^(src|rest-compat|seeds|scripts|bench|test|examples|packages)/', pathNot: '^src/representation/' },
     },
     {
       name: 'embedded-mongo-is-self-contained',
@@ -63,7 +80,7 @@ module.exports = {
         'src/db describes what is stored and how to reach it; the layers above build on it, so it cannot build on them.',
       severity: 'error',
       from: { path: '^src/db/' },
-      to: { path: '^(src/(domain|graphql|delivery|http)/|rest-compat/|seeds/)' },
+      to: { path: '^(src/(domain|graphql|representation|delivery|http)/|rest-compat/|seeds/)' },
     },
     {
       name: 'examples-use-the-api-only',

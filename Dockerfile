@@ -35,8 +35,6 @@ COPY --from=build /app/dist ./dist
 # The engine package as installed: node_modules/@meetings/embedded-mongo links here, to its dist/.
 COPY packages/embedded-mongo/package.json packages/embedded-mongo/
 COPY --from=build /app/packages/embedded-mongo/dist ./packages/embedded-mongo/dist
-# The REST door reads its GraphQL documents at start, next to its compiled modules.
-COPY --from=build /app/rest-compat/operations ./dist/rest-compat/operations
 RUN mkdir /data && chown node:node /data
 VOLUME /data
 USER node

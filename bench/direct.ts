@@ -10,7 +10,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ObjectId } from 'mongodb';
-import type { Includes } from '../rest-compat/meeting.js';
 import { loadConfig } from '../src/config.js';
 import type { Collections } from '../src/db/collections.js';
 import type {
@@ -33,6 +32,7 @@ import { type Bucket, countRequest, type RateLimitPolicy } from '../src/domain/r
 import { sharedWithOf } from '../src/domain/sharing.js';
 import { presentedCredential, type Viewer } from '../src/domain/viewer.js';
 import { sendJson } from '../src/http/respond.js';
+import type { Includes } from '../src/representation/meeting.js';
 
 export const allIncludes: Includes = {
   include_transcript: true,

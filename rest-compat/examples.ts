@@ -6,8 +6,8 @@
  */
 import type * as z from 'zod';
 import { invalidCursorMessage } from '../src/domain/pagination.js';
+import type * as S from '../src/representation/schemas.js';
 import type { Example, Examples } from './route.js';
-import type * as S from './schemas.js';
 
 type Meeting = z.output<typeof S.Meeting>;
 

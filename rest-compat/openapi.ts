@@ -6,11 +6,11 @@
  */
 import * as z from 'zod';
 import { missingCredentialMessage, refusedCredentialMessage } from '../src/domain/viewer.js';
+import { components } from '../src/representation/schemas.js';
 import * as E from './examples.js';
 import { callbackOf, webhookHeaderParameters, webhooks } from './openapi-webhooks.js';
 import { inputJsonSchema, type JsonSchema, namedFormatsOnly } from './params.js';
 import type { Examples, Route, Tag } from './route.js';
-import { components } from './schemas.js';
 
 /** The groups of the reference, in the order a reader meets them. */
 const tags: Record<Tag | 'Reference', string> = {

@@ -5,10 +5,11 @@
  */
 import * as z from 'zod';
 import { EMAIL_PATTERN } from '../src/domain/email.js';
-import { restDownload } from './download.js';
-import { lower, upper } from './enums.js';
+import { restDownload } from '../src/representation/download.js';
+import { lower, upper } from '../src/representation/enums.js';
+import { includeFlags, includeVariables, restMeeting } from '../src/representation/meeting.js';
+import * as S from '../src/representation/schemas.js';
 import * as E from './examples.js';
-import { includeFlags, includeVariables, restMeeting } from './meeting.js';
 import type {
   MeetingFilter,
   RestCreateWebhookMutation,
@@ -39,7 +40,6 @@ import type {
   UserFilter,
 } from './operations.generated.js';
 import { defineRoute, type Examples, type Route } from './route.js';
-import * as S from './schemas.js';
 
 // ---------------------------------------------------------------- shared parameters and shapes
 

@@ -44,9 +44,10 @@ import {
 } from '../domain/outbox.js';
 import { type AttemptResult, decide } from '../domain/retry-schedule.js';
 import { signingSecrets } from '../domain/webhooks.js';
+import { createExecutor } from '../graphql/execution.js';
 import type { Logger } from '../logger.js';
 import { EgressGuard } from './egress.js';
-import { buildBody } from './payload.js';
+import { Payloads } from './payload.js';
 import { webhookHeaders } from './signing.js';
 import { Slots } from './slots.js';
 import { ViewerCache } from './viewer-cache.js';
@@ -143,6 +144,7 @@ export class DeliveryWorker {
   private readonly agent: Agent;
   private readonly slots: Slots;
   private readonly viewers: ViewerCache;
+  private readonly payloads: Payloads;
   /** Aborted by stop(): no more claims, no more attempts started. */
   private readonly stopping = new AbortController();
   /** Aborted when stop()'s grace runs out: attempts in flight end at once. */
@@ -184,6 +186,7 @@ export class DeliveryWorker {
     this.hint = options.hint;
     this.slots = new Slots(concurrency);
     this.viewers = new ViewerCache(this.collections, this.clock);
+    this.payloads = new Payloads(this.collections, createExecutor(this.logger));
     this.outage = new OutageBackoff(this.logger, 'the delivery worker', this.pollMs);
     if (this.leaseMs <= this.timeoutMs)
       throw new Error('the lease must outlast an attempt (leaseMs > timeoutMs)');
@@ -456,7 +459,7 @@ export class DeliveryWorker {
   private async buildBody(message: OutboxDoc, webhook: WebhookDoc | null): Promise<string | null> {
     const sender = await this.viewers.get(message.requestedBy);
     if (!sender) return null;
-    return buildBody(this.collections, message, sender.viewer, webhook, sender.loaders);
+    return this.payloads.build(message, sender.viewer, webhook, sender.loaders);
   }
 
   /**

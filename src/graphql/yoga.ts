@@ -1,7 +1,9 @@
 /**
- * The GraphQL door: graphql-yoga over the Pothos schema, with authentication in the context,
- * operation limits, error masking, CORS and GraphiQL. The REST layer runs its documents through
- * this same Yoga instance, so everything here applies to both doors.
+ * The GraphQL door: graphql-yoga over the Pothos schema, with what every document goes through
+ * (execution.ts: operation limits, the executor, error masking) and what belongs to requests:
+ * the body limit, authentication in the context, rate limits, load shedding, CORS and GraphiQL.
+ * The REST layer runs its documents through this same Yoga instance, so everything here applies
+ * to both doors.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
@@ -15,19 +17,17 @@ import type { Logger } from '../logger.js';
 import { type AdmissionPolicy, admission, type ShedReason } from './admission.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { type BodyLimits, bodyLimit } from './body-limit.js';
-import { compiledExecution } from './compiled-execution.js';
 import type { GraphQLContext, ResolverServices } from './context.js';
-import { domainErrorOf, fromDomainError, maskedError } from './errors.js';
+import { domainErrorOf } from './errors.js';
+import { documentRules, errorMasker, executor, isClientFacing } from './execution.js';
 import { type GraphiQLSetup, graphiqlOptions } from './graphiql.js';
 import { exposeHttpStatus } from './http-status-extension.js';
 import { type InProcessCaller, inProcessResult } from './in-process-result.js';
-import { armor, nestingLimit } from './limits.js';
 import { createLoaders, type Directory } from './loaders.js';
 import { neverOverloaded, type Overload } from './overload.js';
 import { isPublicIntrospection, publicIntrospection } from './public-introspection.js';
 import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
-import { subscriptionRootRule } from './subscription-root-rule.js';
 import { unavailable, unavailableError } from './unavailable.js';
 
 export interface ServerContext extends InProcessCaller {
@@ -38,39 +38,6 @@ export interface ServerContext extends InProcessCaller {
 }
 
 export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
-
-function withLocation(source: GraphQLError, replacement: GraphQLError): GraphQLError {
-  const error = new GraphQLError(replacement.message, {
-    nodes: source.nodes,
-    source: source.source,
-    positions: source.positions,
-    path: source.path,
-    originalError: replacement.originalError,
-    extensions: replacement.extensions,
-  });
-  // graphql-jit's errors carry their locations without the nodes they came from.
-  if (!error.locations && source.locations) Object.assign(error, { locations: source.locations });
-  return error;
-}
-
-/**
- * The client's to see: parse, validation and variable errors (raised before execution, so without
- * a path) and errors a resolver raised on purpose as GraphQLErrors. Anything else that happened
- * while executing (a failing resolver, a null in a non-null field) is ours, and masked.
- */
-function isClientFacing(error: GraphQLError): boolean {
-  return error.originalError ? error.originalError instanceof GraphQLError : error.path === undefined;
-}
-
-/** Yoga's own refusals of a request, said with what to do instead. */
-const yogaRefusals: Record<string, string> = {
-  'Must provide query string.':
-    'No GraphQL document was sent: POST a JSON body {"query": "...", "variables": {...}} (or GET /graphql?query=...).',
-  'GraphQL only supports GET and POST requests.':
-    'GraphQL is answered to GET and POST only: POST a JSON body {"query": "..."}.',
-  'Can only perform a mutation operation from a POST request.':
-    'A mutation changes data, so it is not run for a GET: send it with POST.',
-};
 
 export function createGraphQLServer(options: {
   collections: Collections;
@@ -160,47 +127,15 @@ export function createGraphQLServer(options: {
         ...(options.uploads ?? { maxUploadBytes: options.maxBodyBytes, mayUpload: () => false }),
       }),
       publicIntrospection(), // marks introspection-only requests before the context authenticates
-      armor(),
-      nestingLimit(), // after armor: it wraps armor's token-limited parser
-      subscriptionRootRule(),
+      ...documentRules(),
       rateLimit(collections, options.rateLimits, options.onRateLimited ?? (() => {})),
       admission(options.admission, options.onShed ?? (() => {}), overload.loopBehind),
-      compiledExecution({
-        onCompiled: (operationName) => logger.debug({ operationName }, 'query compiled'),
-        onCompileError: (errors) =>
-          logger.warn({ errors }, 'graphql-jit could not compile a query; interpreting it'),
-      }),
+      executor(logger),
       exposeHttpStatus(),
       unavailable(logger),
       inProcessResult(),
     ],
-    maskedErrors: {
-      maskError: (error) => {
-        const domain = domainErrorOf(error);
-        if (domain)
-          return error instanceof GraphQLError
-            ? withLocation(error, fromDomainError(domain))
-            : fromDomainError(domain);
-        const outage = unavailableError(error, overload);
-        if (outage) return error instanceof GraphQLError ? withLocation(error, outage) : outage;
-        if (error instanceof GraphQLError && isClientFacing(error)) {
-          const actionable = yogaRefusals[error.message];
-          if (actionable) return new GraphQLError(actionable, { extensions: error.extensions });
-          if (error.extensions?.code) return error;
-          return withLocation(
-            error,
-            new GraphQLError(error.message, {
-              extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
-            }),
-          );
-        }
-        logger.error(
-          { err: error instanceof GraphQLError ? (error.originalError ?? error) : error },
-          'unexpected GraphQL error',
-        );
-        return error instanceof GraphQLError ? withLocation(error, maskedError()) : maskedError();
-      },
-    },
+    maskedErrors: { maskError: errorMasker(logger, overload) },
     context: async (initial): Promise<GraphQLContext> => {
       const { request, requestId, req } = initial;
       // Introspection alone never reads the credential: the schema is public, so GraphiQL's Docs

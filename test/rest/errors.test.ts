@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { InvalidOperationError, loadOperations } from '../../rest-compat/documents.js';
+import { loadOperations } from '../../rest-compat/documents.js';
 import { createRestDoor, routes } from '../../rest-compat/index.js';
 import { defineRoute } from '../../rest-compat/route.js';
-import * as S from '../../rest-compat/schemas.js';
 import { schema } from '../../src/graphql/schema/index.js';
 import { createLogger } from '../../src/logger.js';
+import { InvalidDocumentError } from '../../src/representation/fragments.js';
+import * as S from '../../src/representation/schemas.js';
 import { keyOf } from '../support/app.js';
 import { testGraphQLServer } from '../support/graphql-server.js';
 import { type RestTestApp, startRestTestApp } from './support.js';
@@ -160,7 +161,7 @@ describe('failures inside', () => {
   it('start-up fails on a document that does not validate, or a route naming a missing one', () => {
     const folder = mkdtempSync(join(tmpdir(), 'rest-ops-'));
     writeFileSync(join(folder, 'Broken.graphql'), 'query Broken { meetings { edges { node { nope } } } }');
-    expect(() => loadOperations(schema, pathToFileURL(`${folder}/`))).toThrow(InvalidOperationError);
+    expect(() => loadOperations(schema, pathToFileURL(`${folder}/`))).toThrow(InvalidDocumentError);
     writeFileSync(join(folder, 'Broken.graphql'), 'query Broken { meetings { ');
     expect(() => loadOperations(schema, pathToFileURL(`${folder}/`))).toThrow(/Broken\.graphql/);
 

@@ -1,10 +1,10 @@
 /**
- * A Meeting in the REST shape (docs/api/rest.md, docs/api/compatibility.md), from the RestMeeting selection of
- * operations/fragments.graphql: the items of GET /meetings and the body of webhook events.
+ * A Meeting in the public shape (docs/api/rest.md, docs/api/compatibility.md), from the RestMeeting
+ * selection of fragments.graphql: the items of GET /meetings and the body of webhook events.
  */
 import * as z from 'zod';
 import { lower } from './enums.js';
-import type { RestListMeetingsQueryVariables, RestMeetingFragment } from './operations.generated.js';
+import type { RestMeetingFragment } from './fragments.generated.js';
 import type * as S from './schemas.js';
 
 const flag = (description: string) => z.boolean().default(false).meta({ description });
@@ -26,9 +26,9 @@ export const noIncludes = Object.fromEntries(
   Object.keys(includeFlags).map((flag) => [flag, false]),
 ) as Includes;
 
-type IncludeVariables = Pick<
-  RestListMeetingsQueryVariables,
-  'includeTranscript' | 'includeSummary' | 'includeActionItems' | 'includeHighlights' | 'includeCrmMatches'
+type IncludeVariables = Record<
+  'includeTranscript' | 'includeSummary' | 'includeActionItems' | 'includeHighlights' | 'includeCrmMatches',
+  boolean
 >;
 
 /** The @include variables of RestMeeting, which every document spreading it declares. */

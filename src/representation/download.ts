@@ -1,11 +1,11 @@
 /**
- * A RecordingDownload in the REST shape (docs/api/compatibility.md), from the RestDownload selection of
- * operations/fragments.graphql: the answers of the download endpoints and the body POSTed to a
+ * A RecordingDownload in the public shape (docs/api/compatibility.md), from the RestDownload
+ * selection of fragments.graphql: the answers of the download endpoints and the body POSTed to a
  * download's destination_url.
  */
 import type * as z from 'zod';
 import { lower } from './enums.js';
-import type { RestDownloadFileFragment, RestDownloadFragment } from './operations.generated.js';
+import type { RestDownloadFileFragment, RestDownloadFragment } from './fragments.generated.js';
 import type * as S from './schemas.js';
 
 const restFile = (f: RestDownloadFileFragment): z.output<typeof S.RecordingDownloadFile> => ({
