@@ -2,27 +2,22 @@
  * Every documented command stops cleanly: SIGTERM or SIGINT to the PID a container runtime or a
  * process manager holds (npm's, or node's for the built commands) drains, exits 0 within
  * SHUTDOWN_GRACE_MS and leaves no process behind; a request in flight still gets its answer. The
- * production commands run from dist/, built once here.
+ * production commands run from dist/, built here when it is missing or stale (CI builds it once,
+ * before its two suites: test/support/build.ts).
  */
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type EmbeddedMongo, startEmbeddedMongo } from '@meetings/embedded-mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { descendants, exitOf, isRunning, outputOf, waitForOutput } from '../support/processes.js';
+import { ensureBuild } from '../support/build.js';
+import { descendants, exitOf, isRunning, waitForOutput } from '../support/processes.js';
 
 const graceMs = 5_000;
 let engine: EmbeddedMongo;
 
 beforeAll(async () => {
-  const build = spawn('npm', ['run', 'build'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = outputOf(build);
-  [engine] = await Promise.all([
-    startEmbeddedMongo(),
-    exitOf(build).then(({ code }) => {
-      if (code !== 0) throw new Error(`npm run build failed:\n${output.stdout}${output.stderr}`);
-    }),
-  ]);
+  [engine] = await Promise.all([startEmbeddedMongo(), ensureBuild()]);
 }, 120_000);
 afterAll(async () => {
   await engine?.close();
