@@ -14,7 +14,7 @@ import { startEmbeddedMongo } from './start.js';
 const DEFAULT_PORT = 27018;
 const DEFAULT_PATH = './data'; // npm start's default too: both see the same data
 
-const usage = `Usage: npm run engine -- [options]
+const usage = `Usage: embedded-mongo [options]   (in the gateway's checkout: npm run engine -- [options])
 
 The embedded MongoDB-compatible engine alone (for development and tests: no authentication, no
 replication). Other processes connect with the connection string it prints.

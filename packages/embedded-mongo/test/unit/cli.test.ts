@@ -88,7 +88,7 @@ describe('npm run engine', () => {
     const run = spawnSync(process.execPath, [...cli, ...args], { encoding: 'utf8' });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(message);
-    expect(run.stderr).toContain('Usage: npm run engine');
+    expect(run.stderr).toContain('Usage: embedded-mongo [options]');
   });
 
   it('--help prints the options and exits 0', () => {
