@@ -24,7 +24,6 @@ const serialFiles = [
   'test/delivery/thread.test.ts',
   'test/delivery/ingest-references.test.ts',
   'test/graphql/api-keys.test.ts',
-  'test/graphql/batching.test.ts',
 ];
 
 // Services the tests start (in-process or `npm start`) keep the embedded engine in memory.

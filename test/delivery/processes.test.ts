@@ -2,7 +2,8 @@
  * Several processes on one database: a worker killed with SIGKILL mid-batch loses nothing (another
  * worker delivers every event, each webhook-id at least once), and a live subscriber over SSE hears
  * of a meeting ingested by another process (`npm run ingest`) only when it may see it;
- * `npm run ingest --media` streams a recording's file into the database.
+ * `npm run ingest --media` streams a recording's file into the database. The worker and ingest
+ * commands run built, as production runs them (test/support/build.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyOf, type TestApp } from '../support/app.js';
+import { builtEntry, ensureBuild } from '../support/build.js';
 import type { Receiver } from '../support/receiver.js';
 import { createWebhook, emailOf, ingest, recordingJson, startDeliveryTest } from './support.js';
 
@@ -23,9 +25,9 @@ let dir: string;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  [t, rx] = await startDeliveryTest({ SUBSCRIPTION_POLL_MS: '100' });
+  [[t, rx]] = await Promise.all([startDeliveryTest({ SUBSCRIPTION_POLL_MS: '100' }), ensureBuild()]);
   dir = mkdtempSync(join(tmpdir(), 'ingest-'));
-});
+}, 180_000);
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
@@ -33,8 +35,8 @@ afterAll(async () => {
   await t.close();
 });
 
-function run(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+function run(command: 'worker' | 'ingest', args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [builtEntry(command), ...args], {
     env: { ...process.env, MONGODB_URI: t.app.mongoUri, LOG_LEVEL: 'silent', WORKER_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -82,7 +84,7 @@ describe('workers', () => {
     rx.respond('/batch/0', { status: 200, delayMs: 200 });
     for (let i = 1; i < 6; i++) rx.respond(`/batch/${i}`, { status: 200, delayMs: 200 });
 
-    const first = run('src/cli/worker.ts', [], workerEnv);
+    const first = run('worker', [], workerEnv);
     const firstExit = exited(first);
     await rx.waitFor(6, undefined, 30_000);
     const inFlight = await collections.outbox.countDocuments({ leaseToken: { $ne: null } });
@@ -92,7 +94,7 @@ describe('workers', () => {
     const deliveredBefore = await collections.outbox.countDocuments({ status: 'delivered' });
     expect(deliveredBefore).toBeLessThan(24);
 
-    const second = run('src/cli/worker.ts', [], workerEnv);
+    const second = run('worker', [], workerEnv);
     const secondExit = exited(second);
     await until(
       async () => (await collections.outbox.countDocuments({ status: 'delivered' })) === 24,
@@ -165,7 +167,7 @@ describe('live updates', () => {
       // Private to Tom: Tina may not see it.
       const hidden = recordingJson(emailOf(tom));
       writeFileSync(join(dir, 'hidden.json'), JSON.stringify(hidden));
-      const ingestion = await exited(run('src/cli/ingest.ts', ['--file', join(dir, 'hidden.json')], {}));
+      const ingestion = await exited(run('ingest', ['--file', join(dir, 'hidden.json')], {}));
       expect(ingestion.code, ingestion.output).toBe(0);
       expect(ingestion.output).toContain(`Stored recording ${hidden.recording_id}: content ready`);
       await until(async () => recorder.events.length > 0, 10_000, 'the recorder’s event');
@@ -187,7 +189,7 @@ describe('live updates', () => {
         sharing: { users: [emailOf(tina)], teams: [], all_teams: false },
       });
       writeFileSync(join(dir, 'shared.json'), JSON.stringify(shared));
-      expect((await exited(run('src/cli/ingest.ts', ['--file', join(dir, 'shared.json')], {}))).code).toBe(0);
+      expect((await exited(run('ingest', ['--file', join(dir, 'shared.json')], {}))).code).toBe(0);
       await until(
         async () => outsider.events.length > 0 && recorder.events.length > 1,
         10_000,
@@ -202,9 +204,9 @@ describe('live updates', () => {
       ]);
 
       // Ingesting it again fires nothing.
-      expect(
-        (await exited(run('src/cli/ingest.ts', ['--file', join(dir, 'shared.json')], {}))).output,
-      ).toContain('nothing fires');
+      expect((await exited(run('ingest', ['--file', join(dir, 'shared.json')], {}))).output).toContain(
+        'nothing fires',
+      );
       await new Promise((r) => setTimeout(r, 400));
       expect(recorder.events).toHaveLength(2);
     } finally {
@@ -223,9 +225,7 @@ describe('live updates', () => {
     expect(text).toContain('UNAUTHENTICATED');
 
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ recording_id: 'x' }));
-    const bad = await exited(
-      run('src/cli/ingest.ts', ['--file', join(dir, 'bad.json')], { MONGODB_URI: '' }),
-    );
+    const bad = await exited(run('ingest', ['--file', join(dir, 'bad.json')], { MONGODB_URI: '' }));
     expect(bad.code).toBe(2);
     expect(bad.output).toMatch(/recording\.recording_id: /);
   });
@@ -238,10 +238,10 @@ describe('npm run ingest --media', () => {
     writeFileSync(join(dir, 'media.json'), JSON.stringify(recording));
     writeFileSync(join(dir, 'media.mp4'), bytes);
     const args = ['--file', join(dir, 'media.json'), '--media', join(dir, 'media.mp4')];
-    const first = await exited(run('src/cli/ingest.ts', args, {}));
+    const first = await exited(run('ingest', args, {}));
     expect(first.code, first.output).toBe(0);
     expect(first.output).toContain(`Stored its video (video/mp4, ${bytes.length} bytes)`);
-    const again = await exited(run('src/cli/ingest.ts', args, {}));
+    const again = await exited(run('ingest', args, {}));
     expect(again.output).toContain('Its video was stored already: unchanged');
 
     const made = await t.graphql(
@@ -264,7 +264,7 @@ describe('npm run ingest --media', () => {
     ];
     for (const [extra, message] of cases) {
       const res = await exited(
-        run('src/cli/ingest.ts', ['--file', join(dir, 'refused.json'), ...extra], {
+        run('ingest', ['--file', join(dir, 'refused.json'), ...extra], {
           MONGODB_URI: '',
         }),
       );

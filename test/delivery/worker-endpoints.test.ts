@@ -1,21 +1,22 @@
 /**
- * The worker alone (`npm run worker`) serves its own /healthz, /readyz and /metrics, so a process
+ * The worker alone (`npm run worker`, here built as production runs it) serves its own /healthz, /readyz and /metrics, so a process
  * manager can probe it and Prometheus can scrape its deliveries.
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { builtEntry, ensureBuild } from '../support/build.js';
 import { exitOf, waitForOutput } from '../support/processes.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ DELIVERY_WORKER: 'false' });
-});
+  [t] = await Promise.all([startTestApp({ DELIVERY_WORKER: 'false' }), ensureBuild()]);
+}, 180_000);
 afterAll(() => t?.close());
 
 describe('the standalone worker', () => {
   it('answers /healthz, /readyz and /metrics on WORKER_PORT, and stops on SIGTERM', async () => {
-    const worker = spawn(process.execPath, ['--import', 'tsx', 'src/cli/worker.ts'], {
+    const worker = spawn(process.execPath, [builtEntry('worker')], {
       env: { ...process.env, MONGODB_URI: t.app.mongoUri, WORKER_PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

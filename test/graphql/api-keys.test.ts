@@ -12,6 +12,7 @@ import { demoPersonas } from '../../seeds/index.js';
 import { commandCollection } from '../../src/db/connection.js';
 import { API_KEY_PREFIX, mayBeApiKey } from '../../src/domain/api-key-format.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { builtEntry, ensureBuild } from '../support/build.js';
 
 const run = promisify(execFile);
 
@@ -24,9 +25,9 @@ let t: TestApp;
 let other: TestApp; // another process sharing the database
 
 beforeAll(async () => {
-  t = await startTestApp({ LAST_USED_WRITE_MS: '100' });
+  [t] = await Promise.all([startTestApp({ LAST_USED_WRITE_MS: '100' }), ensureBuild()]);
   other = await startTestApp({ MONGODB_URI: t.app.mongoUri, SEED_DEMO: 'false' });
-});
+}, 180_000);
 afterAll(async () => {
   await other?.close();
   await t?.close();
@@ -196,7 +197,7 @@ describe('who manages whose keys', () => {
 
 describe('npm run keys', () => {
   const keys = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], {
+    run(process.execPath, [builtEntry('keys'), ...args], {
       env: { ...process.env, MONGODB_URI: t.app.mongoUri, MONGODB_DB: 'meetings' },
     });
 

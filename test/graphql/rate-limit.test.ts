@@ -5,6 +5,7 @@ import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectsHeavyField } from '../../src/graphql/rate-limit.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { builtEntry, ensureBuild } from '../support/build.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -69,8 +70,11 @@ describe('rate limits', () => {
 
 describe('rate limits across processes', () => {
   it('two server processes on one database together refuse the 61st request of a key in a minute', async () => {
-    const first = await startTestApp({ RATE_LIMIT_GENERAL: '60', RATE_LIMIT_HEAVY: '30' });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/service.ts'], {
+    const [first] = await Promise.all([
+      startTestApp({ RATE_LIMIT_GENERAL: '60', RATE_LIMIT_HEAVY: '30' }),
+      ensureBuild(),
+    ]);
+    const child = spawn(process.execPath, [builtEntry('service')], {
       env: {
         ...process.env,
         PORT: '0',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoDataset } from '../../seeds/demo.js';
+import { builtEntry, ensureBuild } from '../support/build.js';
 import { dump, startTestDatabase, type TestDatabase } from './database.js';
 import { smallDataset } from './fixtures.js';
 
@@ -16,12 +17,15 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the CLI asynchronously: the embedded engine lives in this process and must keep serving. */
+/**
+ * Runs the CLI, built as production runs it, asynchronously: the embedded engine lives in this
+ * process and must keep serving.
+ */
 function seed(args: string[], env: Record<string, string | undefined>): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
-      'npx',
-      ['tsx', 'src/cli/seed.ts', ...args],
+      process.execPath,
+      [builtEntry('seed'), ...args],
       { cwd: root, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
@@ -36,10 +40,10 @@ describe('npm run seed', { timeout: 60_000 }, () => {
   let dir: string;
   let env: Record<string, string>;
   beforeAll(async () => {
-    db = await startTestDatabase();
+    [db] = await Promise.all([startTestDatabase(), ensureBuild()]);
     dir = await mkdtemp(join(tmpdir(), 'seeds-cli-'));
     env = { MONGODB_URI: db.uri, MONGODB_DB: db.dbName };
-  });
+  }, 180_000);
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
     await db.close();

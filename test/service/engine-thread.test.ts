@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { builtEntry, ensureBuild } from '../support/build.js';
 import { logLines } from '../support/log-lines.js';
 import { exitOf, outputOf } from '../support/processes.js';
 
@@ -85,15 +86,15 @@ describe('`npm start` when the engine cannot start', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'meetings-held-'));
   let holder: EngineProcess;
   beforeAll(async () => {
-    holder = await startEngineProcess({ path: dir });
-  });
+    [holder] = await Promise.all([startEngineProcess({ path: dir }), ensureBuild()]);
+  }, 180_000);
   afterAll(() => {
     holder?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('a data directory held by another engine: one line on stderr, exit 1', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/service.ts'], {
+    const child = spawn(process.execPath, [builtEntry('service')], {
       env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', EMBEDDED_MONGO_PATH: dir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -10,6 +10,7 @@ import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateContentBytes } from '../../src/graphql/admission.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { builtEntry, ensureBuild } from '../support/build.js';
 import { waitForOutput } from '../support/processes.js';
 
 const everyInclude =
@@ -24,7 +25,7 @@ let service: ChildProcess;
 let serviceUrl: string;
 
 async function startService(mongoUri: string): Promise<string> {
-  service = spawn(process.execPath, ['--import', 'tsx', 'src/cli/service.ts'], {
+  service = spawn(process.execPath, [builtEntry('service')], {
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', MONGODB_URI: mongoUri, SEED_DEMO: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -34,10 +35,13 @@ async function startService(mongoUri: string): Promise<string> {
 
 beforeAll(async () => {
   // The defaults of production for the per-key limit; a budget of three such pages (20 MB each).
-  t = await startTestApp({ ADMISSION_HEAVY_PER_CREDENTIAL: '2', ADMISSION_BUDGET_MB: '64' });
-  // The same defaults, as `npm start` has them, in a process of its own on the same database.
+  [t] = await Promise.all([
+    startTestApp({ ADMISSION_HEAVY_PER_CREDENTIAL: '2', ADMISSION_BUDGET_MB: '64' }),
+    ensureBuild(),
+  ]);
+  // The same defaults, as production has them, in a process of its own on the same database.
   serviceUrl = await startService(t.app.mongoUri);
-});
+}, 180_000);
 afterAll(async () => {
   service?.kill('SIGTERM');
   await t?.close();

@@ -1,26 +1,27 @@
 /**
- * The real process: `npm start`'s entry point, --help, bad configuration, and startup failures (one
- * line on stderr, no stack, exit 1) that never show a password. Its banner and SIGTERM, which are
- * timed: process-timing.test.ts.
+ * The real process, as production runs it (the built entry points): --help, bad configuration, and
+ * startup failures (one line on stderr, no stack, exit 1) that never show a password. `npm start`'s
+ * banner and SIGTERM, which are timed: process-timing.test.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { setTimeout } from 'node:timers/promises';
 import { type EmbeddedMongo, startEmbeddedMongo } from '@meetings/embedded-mongo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtEntry, ensureBuild } from '../support/build.js';
 import { exitOf, outputOf } from '../support/processes.js';
 
-const entry = ['--import', 'tsx', 'src/cli/service.ts'];
-const workerEntry = ['--import', 'tsx', 'src/cli/worker.ts'];
+const entry = [builtEntry('service')];
+const workerEntry = [builtEntry('worker')];
 const password = 'hunter2-s3cret';
 
 let engine: EmbeddedMongo;
 let busy: Server;
 beforeAll(async () => {
-  engine = await startEmbeddedMongo();
+  [engine] = await Promise.all([startEmbeddedMongo(), ensureBuild()]);
   busy = createServer();
   await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-});
+}, 180_000);
 afterAll(async () => {
   busy?.close();
   await engine?.close();

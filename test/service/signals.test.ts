@@ -18,7 +18,7 @@ let engine: EmbeddedMongo;
 
 beforeAll(async () => {
   [engine] = await Promise.all([startEmbeddedMongo(), ensureBuild()]);
-}, 120_000);
+}, 180_000);
 afterAll(async () => {
   await engine?.close();
 });

@@ -85,6 +85,16 @@ async function withLock<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * A built entry point, `dist/src/cli/<name>.js`, as production runs it (the Dockerfile's commands):
+ * for tests of what the service, the worker and the CLIs do. Starting one costs a third of
+ * `node --import tsx src/cli/<name>.ts`, which compiles on load; the tests of the npm commands
+ * themselves (signals.test.ts, process-timing.test.ts) run those. Call ensureBuild() first.
+ */
+export function builtEntry(name: 'service' | 'worker' | 'ingest' | 'keys' | 'seed'): string {
+  return path.join(root, 'dist', 'src', 'cli', `${name}.js`);
+}
+
 /** Builds dist/ unless it is fresh; resolves once it is, with who built it. */
 export async function ensureBuild(): Promise<'was fresh' | 'built' | 'built by another run'> {
   if (buildIsFresh()) return 'was fresh';
