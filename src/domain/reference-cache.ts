@@ -7,7 +7,8 @@
  * another organisation, or a team or meeting type renamed or removed, shows within it, as a revoked
  * key does (CREDENTIAL_CACHE_MS). What was not found is not kept: a user, team or meeting type made
  * a moment ago is found at once. Concurrent ingestions that need the same record share one read.
- * With `ttlMs` 0 (the seeder, `npm run ingest`) every lookup reads the database.
+ * With `ttlMs` 0 (`npm run ingest`) every lookup reads the database; a dataset's load (seeds/load.ts)
+ * keeps them for a minute, the names having been written by the load itself.
  *
  * The owners of the webhooks a ready meeting fans out to are kept the same way: an owner
  * deactivated within the second may still have an event queued, which the delivery worker
