@@ -16,7 +16,9 @@ module.exports = {
         'The rules must not depend on how they are served or seeded: the doors, the worker and the seeder call domain, never the reverse.',
       severity: 'error',
       from: { path: '^src/domain/' },
-      to: { path: '^(src/(graphql|representation|delivery|http)/|src/app\\.ts$|src/cli/|rest-compat/|seeds/)' },
+      to: {
+        path: '^(src/(graphql|representation|delivery|http)/|src/app\\.ts$|src/cli/|rest-compat/|seeds/)',
+      },
     },
     {
       name: 'graphql-knows-no-doors',
@@ -56,7 +58,10 @@ module.exports = {
         'The public shape (selections, mappers, schemas) is what the REST door and the worker import from each side: it imports only itself and packages, so neither door can leak into the other through it.',
       severity: 'error',
       from: { path: '^src/representation/' },
-      to: { path: '^(src|rest-compat|seeds|scripts|bench|test|examples|packages)/', pathNot: '^src/representation/' },
+      to: {
+        path: '^(src|rest-compat|seeds|scripts|bench|test|examples|packages)/',
+        pathNot: '^src/representation/',
+      },
     },
     {
       name: 'embedded-mongo-is-self-contained',

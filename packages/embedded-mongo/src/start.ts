@@ -62,4 +62,3 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
     },
   };
 }
-

@@ -3,13 +3,7 @@ import { BSON } from 'bson';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/index.js';
-import {
-  OP_MSG,
-  OP_MSG_FLAGS,
-  OP_QUERY,
-  parseReply,
-  serializeOpMsgRequest,
-} from '../../src/wire.js';
+import { OP_MSG, OP_MSG_FLAGS, OP_QUERY, parseReply, serializeOpMsgRequest } from '../../src/wire.js';
 
 let engine: EmbeddedMongo;
 let client: MongoClient;
