@@ -46,9 +46,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Worker processes are kept from one file to the next (a fresh process per file loaded every
-    // module again: 1.5 s a file, half the suite's CPU). Whether a file also gets its modules
-    // afresh is each project's `isolate`: the gateway's share theirs, the engine's do not.
+    // Worker processes are kept from one file to the next, and the gateway's files share the loaded
+    // modules (a fresh process per file loaded every module again: 1.5 s a file, half the suite's
+    // CPU); the engine's project sets its own `isolate`. Safe while tests leave globals alone: none
+    // changes process.env, mocks a module or fakes timers; each file starts its own service and
+    // engine, on port 0, and writes only into temporary directories of its own.
     poolOptions: { forks: { isolate: false } },
     // One worker a core: most of a gateway file's time is its own CPU (the service runs in the
     // test's process); CI runs two suites side by side (.ci/run). VITEST_MAX_WORKERS overrides.
@@ -63,11 +65,6 @@ export default defineConfig({
           name: 'gateway',
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...serialFiles],
-          // Each worker process runs its files one after another without loading every module again
-          // for each file. Safe while tests leave globals alone: none changes process.env, mocks a
-          // module or fakes timers; each file starts its own service and engine, on port 0, and
-          // writes only into temporary directories of its own.
-          poolOptions: { forks: { isolate: false } },
           env,
         },
       },
