@@ -3,7 +3,7 @@
  * owner may see it and whose `triggered_for` names the meeting's category for that owner gets one
  * event in the outbox.
  *
- * Durable without transactions: `storeRecording` sets `contentReadyAt` and `eventsPending` in one
+ * Durable without transactions: `storeRecordings` sets `contentReadyAt` and `eventsPending` in one
  * write, then fans out here — the outbox keys events by (webhook, recording), so a second event is
  * impossible — and only then clears `eventsPending`. A process that dies in
  * between leaves the mark behind, and any worker's sweep repeats the fan-out; repeating it creates
@@ -41,26 +41,40 @@ export function categoryFor(owner: Viewer, meeting: MeetingDoc): TriggeredFor | 
   return 'shared_external_recordings';
 }
 
-/** The webhooks whose owners might see the meeting: its recorder's, its individual shares', its organisation's. */
-async function candidateWebhooks(collections: Collections, meeting: MeetingDoc): Promise<WebhookDoc[]> {
+/** The owners whose webhooks might fire for a meeting: its recorder, its individual shares, its organisation's users. */
+function candidateOwners(meeting: MeetingDoc): object[] {
   const owners: object[] = [{ ownerId: meeting.recorderId }];
   if (meeting.sharedWithEmails.length > 0) owners.push({ ownerEmail: { $in: meeting.sharedWithEmails } });
   if (isSharedWithAnyTeam(meeting)) owners.push({ ownerOrgId: meeting.orgId });
-  return collections.webhooks.find({ $or: owners, disabledAt: null }).toArray();
+  return owners;
+}
+
+/** Whether `webhook` is among `meeting`'s candidates (candidateOwners, as a predicate). */
+function isCandidate(webhook: WebhookDoc, meeting: MeetingDoc): boolean {
+  return (
+    webhook.ownerId.equals(meeting.recorderId) ||
+    meeting.sharedWithEmails.includes(webhook.ownerEmail) ||
+    (isSharedWithAnyTeam(meeting) && webhook.ownerOrgId.equals(meeting.orgId))
+  );
 }
 
 /**
- * The webhooks that get an event for `meeting` once it is ready: each candidate whose owner is
- * active, may see it, and whose `triggered_for` names its category for them. Owners and their
- * organisations come from `references` (ingestion's, kept a second; read every time by default).
+ * The webhooks that get an event for each of `meetings` once it is ready: each candidate whose
+ * owner is active, may see it, and whose `triggered_for` names its category for them. One query
+ * for all of them (the union of their candidates), each meeting then taking its own. Owners and
+ * their organisations come from `references` (ingestion's, kept a second; read every time by
+ * default).
  */
 export async function recipientsOf(
   collections: Collections,
-  meeting: MeetingDoc,
+  meetings: readonly MeetingDoc[],
   references = new ReferenceCache(collections, 0),
-): Promise<WebhookDoc[]> {
-  const webhooks = await candidateWebhooks(collections, meeting);
-  if (webhooks.length === 0) return [];
+): Promise<WebhookDoc[][]> {
+  if (meetings.length === 0) return [];
+  const webhooks = await collections.webhooks
+    .find({ $or: meetings.flatMap(candidateOwners), disabledAt: null })
+    .toArray();
+  if (webhooks.length === 0) return meetings.map(() => []);
   const ownerIds = new Map(webhooks.map((w) => [w.ownerId.toHexString(), w.ownerId]));
   const owners = (await references.users([...ownerIds.values()])).filter((u) => u.status === 'active');
   const orgIds = new Map(owners.map((u) => [u.orgId.toHexString(), u.orgId]));
@@ -74,32 +88,41 @@ export async function recipientsOf(
     const org = orgs.get(user.orgId.toHexString());
     if (org) viewers.set(user._id.toHexString(), viewerFor(user, org));
   }
-  return webhooks.filter((webhook) => {
-    const owner = viewers.get(webhook.ownerId.toHexString());
-    const category = owner ? categoryFor(owner, meeting) : null;
-    return category !== null && webhook.triggeredFor.includes(category);
-  });
+  return meetings.map((meeting) =>
+    webhooks.filter((webhook) => {
+      if (!isCandidate(webhook, meeting)) return false;
+      const owner = viewers.get(webhook.ownerId.toHexString());
+      const category = owner ? categoryFor(owner, meeting) : null;
+      return category !== null && webhook.triggeredFor.includes(category);
+    }),
+  );
 }
 
 /**
- * Queues the webhook events of a ready meeting (idempotently, in one bulk write) and clears its
- * `eventsPending` mark. `recipients`: its recipients when the caller already looks them up
- * (ingestion reads them while it writes the content), read here otherwise. `hint`: the app's, told
- * of the events (none: workers find them by polling). Returns how many events this call created.
+ * Queues the webhook events of ready meetings (idempotently, in one bulk write) and clears their
+ * `eventsPending` marks. `recipients`: theirs when the caller already looks them up (ingestion
+ * reads them while it writes the content), read here otherwise. `hint`: the app's, told of the
+ * events (none: workers find them by polling). Returns how many events this call created for each.
  */
 export async function fanOutContentReady(
   collections: Collections,
-  meeting: MeetingDoc,
+  meetings: readonly MeetingDoc[],
   now: Date,
-  { recipients, hint }: { recipients?: Promise<WebhookDoc[]>; hint?: OutboxHint } = {},
-): Promise<number> {
-  let created = 0;
-  if (meeting.contentReadyAt) {
-    const matching = await (recipients ?? recipientsOf(collections, meeting));
-    created = await queueWebhookEvents(collections, matching, meeting.recordingId, now, hint);
-  }
-  await collections.meetings.updateOne(
-    { recordingId: meeting.recordingId, eventsPending: true },
+  { recipients, hint }: { recipients?: Promise<WebhookDoc[][]>; hint?: OutboxHint } = {},
+): Promise<number[]> {
+  if (meetings.length === 0) return [];
+  const matching = await (recipients ?? recipientsOf(collections, meetings));
+  const created = await queueWebhookEvents(
+    collections,
+    meetings.map((meeting, i) => ({
+      recordingId: meeting.recordingId,
+      webhooks: meeting.contentReadyAt ? matching[i]! : [],
+    })),
+    now,
+    hint,
+  );
+  await collections.meetings.updateMany(
+    { recordingId: { $in: meetings.map((m) => m.recordingId) }, eventsPending: true },
     { $set: { eventsPending: false } },
   );
   return created;
@@ -108,17 +131,40 @@ export async function fanOutContentReady(
 /**
  * Content is ready once a summary is stored; the conditional update makes that happen once. The
  * same write marks the fan-out pending, so the events exist even if this process dies right after.
- * Returns whether this call made it ready; either way the summary is no longer pending.
+ * `unready`: those of `recordingIds` read as not ready a moment ago (all, unless known). Returns
+ * those this call made ready; either way their summaries are no longer pending.
+ *
+ * When another writer marks some of them between the read and this write (two ingestions of the
+ * same recording at once), those marked at this call's `now` are taken as this call's: the same
+ * millisecond would count one for both, and the outbox still makes its events once.
  */
-export async function markReady(collections: Collections, recordingId: number, now: Date): Promise<boolean> {
+export async function markReady(
+  collections: Collections,
+  recordingIds: readonly number[],
+  now: Date,
+  unready: readonly number[] = recordingIds,
+): Promise<number[]> {
   const done = { $unset: { summaryPending: '', summaryPendingSince: '' } } as const;
-  const marked = await collections.meetings.updateOne(
-    { recordingId, contentReadyAt: null },
-    { $set: { contentReadyAt: now, eventsPending: true }, ...done },
-  );
-  if (marked.modifiedCount === 1) return true;
-  await collections.meetings.updateOne({ recordingId, summaryPending: true }, done);
-  return false;
+  let made: number[] = [];
+  if (unready.length > 0) {
+    const marked = await collections.meetings.updateMany(
+      { recordingId: { $in: [...unready] }, contentReadyAt: null },
+      { $set: { contentReadyAt: now, eventsPending: true }, ...done },
+    );
+    if (marked.modifiedCount === unready.length) made = [...unready];
+    else if (marked.modifiedCount > 0) {
+      const ours = await collections.meetings
+        .find({ recordingId: { $in: [...unready] }, contentReadyAt: now }, { projection: { recordingId: 1 } })
+        .toArray();
+      made = ours.map((m) => m.recordingId);
+    }
+  }
+  if (made.length < recordingIds.length)
+    await collections.meetings.updateMany(
+      { recordingId: { $in: [...recordingIds] }, summaryPending: true },
+      done,
+    );
+  return made;
 }
 
 /**
@@ -145,15 +191,15 @@ export async function finishPendingFanOuts(
         { recordingId, summaryPending: true },
         { $unset: { summaryPending: '', summaryPendingSince: '' } },
       );
-    } else if (await markReady(collections, recordingId, now)) {
+    } else if ((await markReady(collections, [recordingId], now)).length > 0) {
       const meeting = await collections.meetings.findOne({ recordingId });
-      if (meeting) await fanOutContentReady(collections, meeting, now);
+      if (meeting) await fanOutContentReady(collections, [meeting], now);
     }
   }
   const pending = await collections.meetings
     .find({ eventsPending: true, contentReadyAt: { $lte: cutoff } })
     .limit(limit)
     .toArray();
-  for (const meeting of pending) await fanOutContentReady(collections, meeting, now);
+  await fanOutContentReady(collections, pending, now);
   return interrupted.length + pending.length;
 }

@@ -1,7 +1,7 @@
 /**
  * Ingestion of one recording in the recording format (recording-format.ts), with its media file
  * when one comes. `npm run ingest` and the ingestRecording mutation both come here; the seeder
- * stores its meetings through the same `storeRecording`.
+ * stores its meetings through the same `storeRecordings`, in batches.
  */
 import type { Collections } from '../db/collections.js';
 import type { MediaStore } from '../db/media-store.js';

@@ -124,39 +124,45 @@ export async function queueDelivery(
 }
 
 /**
- * Queues the event of each webhook for a recording unless it exists, in one unordered insert:
+ * Queues the event of each webhook for its recording unless it exists, in one unordered insert:
  * (webhook, recording) is unique among events, so repeating a fan-out creates nothing twice (the
- * duplicates are refused one by one, the others stored). Returns how many this call created. Said
- * on `hint` when there is one (none: workers find them by polling, e.g. the seeder's, a CLI's).
+ * duplicates are refused one by one, the others stored). Returns how many this call created for
+ * each recording. Said on `hint` when there is one (none: workers find them by polling, e.g. the
+ * seeder's, a CLI's).
  */
 export async function queueWebhookEvents(
   collections: Collections,
-  webhooks: WebhookDoc[],
-  recordingId: number,
+  fanOuts: readonly { recordingId: number; webhooks: readonly WebhookDoc[] }[],
   now: Date,
   hint?: OutboxHint,
-): Promise<number> {
-  if (webhooks.length === 0) return 0;
-  const events: OutboxDoc[] = webhooks.map((webhook) => ({
-    _id: new ObjectId(),
-    kind: 'webhook_event',
-    webhookId: webhook._id,
-    recordingId,
-    requestedBy: webhook.ownerId,
-    destinationUrl: webhook.url,
-    ...unsent(now),
-  }));
-  let created: number;
+): Promise<number[]> {
+  const events: OutboxDoc[] = fanOuts.flatMap(({ recordingId, webhooks }) =>
+    webhooks.map((webhook) => ({
+      _id: new ObjectId(),
+      kind: 'webhook_event' as const,
+      webhookId: webhook._id,
+      recordingId,
+      requestedBy: webhook.ownerId,
+      destinationUrl: webhook.url,
+      ...unsent(now),
+    })),
+  );
+  if (events.length === 0) return fanOuts.map(() => 0);
+  let refused = new Set<number>();
   try {
-    created = (await collections.outbox.insertMany(events, { ordered: false })).insertedCount;
+    await collections.outbox.insertMany(events, { ordered: false });
   } catch (error) {
     // Events queued before (a fan-out repeated, or another process fanning out the same meeting).
     if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => e.code === 11000))
       throw error;
-    created = error.result.insertedCount;
+    refused = new Set([error.writeErrors].flat().map((e) => e.index));
   }
-  if (created > 0) hint?.queued();
-  return created;
+  if (refused.size < events.length) hint?.queued();
+  const created = new Map<number, number>();
+  events.forEach((event, i) => {
+    if (!refused.has(i)) created.set(event.recordingId, (created.get(event.recordingId) ?? 0) + 1);
+  });
+  return fanOuts.map(({ recordingId }) => created.get(recordingId) ?? 0);
 }
 
 // ---------------------------------------------------------------- the worker's side

@@ -3,7 +3,7 @@
  * (docs/api/rest.md, snake_case) plus its sharing and content. `npm run ingest`, the
  * `ingestRecording` mutation and the seed datasets' `meetings` all use it; derived values
  * (is_external, email_domain, the domains type, the company, shared_with) are left out:
- * `storeRecording` computes them. Emails and domains are lower-cased while parsing.
+ * `storeRecordings` computes them. Emails and domains are lower-cased while parsing.
  *
  * The field types are exported for the seed dataset format (seeds/format.ts), which builds on them.
  */
@@ -113,7 +113,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out === '' ? 'dataset' : out;
 }
 
-/** The recording as `storeRecording` takes it (the seeder's loader maps its meetings with it too). */
+/** The recording as `storeRecordings` takes it (the seeder's loader maps its meetings with it too). */
 export function recordingInputOf(m: RecordingJson): RecordingInput {
   return {
     recordingId: m.recording_id,

@@ -1,9 +1,9 @@
 /**
- * Storing a recording with its content: the one write path for meetings, used by the seeder and
- * by ingestion. Derived fields (invitee domains, company, sharing summary) are computed here, so
+ * Storing recordings with their content: the one write path for meetings, used by the seeder (in
+ * batches) and by ingestion (one at a time). Derived fields (invitee domains, company, sharing summary) are computed here, so
  * no caller can store them inconsistently.
  */
-import type { Collection, ObjectId } from 'mongodb';
+import type { Collection, ObjectId, UpdateFilter } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import {
   type ContentKind,
@@ -56,7 +56,7 @@ export interface StoredRecording {
   eventsQueued: number;
 }
 
-/** What a recording's names resolved to: storeRecording looks them up; a bulk loader may know them. */
+/** What a recording's names resolved to: storeRecordings looks them up; a bulk loader may know them. */
 export interface ResolvedReferences {
   recordingId: number;
   orgId: ObjectId;
@@ -101,22 +101,34 @@ export function meetingFieldsOf(
 /** How far past an explicit id a server moves the counter (see ReferenceCache.counterPast). */
 const ID_HEADROOM = 1000;
 
-async function allocateRecordingId(
+/**
+ * The recording ids of `inputs`, in order: the ids they give (the counter moved past the highest,
+ * so later allocations never collide), the others allocated from the counter in one step.
+ */
+async function allocateRecordingIds(
   collections: Collections,
   references: ReferenceCache,
-  wanted: number | undefined,
-): Promise<number> {
-  if (wanted !== undefined) {
-    // Keep the counter ahead of explicit ids so later allocations never collide.
-    await references.counterPast(wanted, ID_HEADROOM);
-    return wanted;
-  }
-  const counter = await collections.counters.findOneAndUpdate(
-    { _id: RECORDING_ID_COUNTER },
-    { $inc: { value: 1 } },
-    { upsert: true, returnDocument: 'after' },
-  );
-  return counter!.value;
+  inputs: readonly RecordingInput[],
+): Promise<number[]> {
+  const given = inputs.flatMap((input) => (input.recordingId === undefined ? [] : [input.recordingId]));
+  const duplicate = given.find((id, i) => given.indexOf(id) !== i);
+  if (duplicate !== undefined)
+    throw new DomainError('BAD_USER_INPUT', `Recording ${duplicate} appears twice in one batch`);
+  const wanted = inputs.length - given.length;
+  const [, last] = await Promise.all([
+    given.length > 0 ? references.counterPast(Math.max(...given), ID_HEADROOM) : undefined,
+    wanted > 0
+      ? collections.counters
+          .findOneAndUpdate(
+            { _id: RECORDING_ID_COUNTER },
+            { $inc: { value: wanted } },
+            { upsert: true, returnDocument: 'after' },
+          )
+          .then((counter) => counter!.value)
+      : 0,
+  ]);
+  let next = last - wanted;
+  return inputs.map((input) => input.recordingId ?? ++next);
 }
 
 async function resolveTeams(
@@ -132,23 +144,58 @@ async function resolveTeams(
 
 /** What a recording's names refer to: its recorder, their organisation, its meeting type and teams. */
 async function resolveReferences(
-  collections: Collections,
   references: ReferenceCache,
   input: RecordingInput,
-) {
+): Promise<Omit<ResolvedReferences, 'recordingId'>> {
   const recorder = await references.recorder(input.recorderEmail);
   if (!recorder) throw new DomainError('BAD_USER_INPUT', `Unknown recorder: ${input.recorderEmail}`);
   // All of these need only the recorder's organisation id: one round trip for them together.
-  const [org, meetingType, sharedTeamIds, recordingId] = await Promise.all([
+  const [org, meetingType, sharedTeamIds] = await Promise.all([
     references.organisation(recorder.orgId),
     input.meetingType === null ? null : references.meetingType(recorder.orgId, input.meetingType),
     input.sharing.allTeams ? [] : resolveTeams(references, recorder.orgId, input.sharing.teams),
-    allocateRecordingId(collections, references, input.recordingId),
   ]);
   if (!org) throw new DomainError('BAD_USER_INPUT', `The recorder's organisation does not exist`);
   if (input.meetingType !== null && !meetingType)
     throw new DomainError('BAD_USER_INPUT', `Unknown meeting type: ${input.meetingType}`);
-  return { recorder, org, meetingTypeId: meetingType?._id ?? null, sharedTeamIds, recordingId };
+  return {
+    orgId: org._id,
+    orgDomains: org.domains,
+    recorder,
+    meetingTypeId: meetingType?._id ?? null,
+    sharedTeamIds,
+  };
+}
+
+/**
+ * Upserts the meeting documents and returns them as stored, in order, without the intent marks:
+ * one findOneAndUpdate for one meeting, a bulk write and a read for several.
+ */
+async function writeMeetings(
+  collections: Collections,
+  writes: readonly { recordingId: number; update: UpdateFilter<MeetingDoc> }[],
+): Promise<MeetingDoc[]> {
+  let stored: MeetingDoc[];
+  if (writes.length === 1) {
+    const { recordingId, update } = writes[0]!;
+    const options = { upsert: true, returnDocument: 'after' } as const;
+    stored = [(await collections.meetings.findOneAndUpdate({ recordingId }, update, options))!];
+  } else {
+    await collections.meetings.bulkWrite(
+      writes.map(({ recordingId, update }) => ({
+        updateOne: { filter: { recordingId }, update, upsert: true },
+      })),
+    );
+    const ids = writes.map((w) => w.recordingId);
+    const byId = new Map(
+      (await collections.meetings.find({ recordingId: { $in: ids } }).toArray()).map((m) => [
+        m.recordingId,
+        m,
+      ]),
+    );
+    stored = ids.map((id) => byId.get(id)!);
+  }
+  return stored.map(({ summaryPending: _, summaryPendingSince: __, ...meeting }) => meeting);
 }
 
 export interface StoreOptions {
@@ -160,70 +207,100 @@ export interface StoreOptions {
 }
 
 /**
- * Stores a recording with its content: the one write path of the seeder, `npm run ingest` and the
- * ingestRecording mutation. The first time it is stored with a summary its content is ready and
- * the matching webhook events are queued (content-ready.ts); storing it again fires nothing.
+ * Stores recordings with their content: the one write path of the seeder (a batch at a time),
+ * `npm run ingest` and the ingestRecording mutation (one at a time). The first time one is stored
+ * with a summary its content is ready and the matching webhook events are queued
+ * (content-ready.ts); storing it again fires nothing. Every name is checked before anything is
+ * written: an unknown one fails the batch with BAD_USER_INPUT.
  *
- * Its writes, each needed for durability without transactions: the meeting with the intent to
- * write a summary; the content (one write per kind, at once); the ready mark (which drops the
- * intent and marks the fan-out pending); the events (one bulk write); the end of the fan-out.
+ * Its writes, each needed for durability without transactions, each one command for the whole
+ * batch: the meetings with the intent to write a summary; the content (one write per kind, at
+ * once); the ready marks (which drop the intent and mark the fan-out pending); the events; the
+ * end of the fan-out.
  */
+export async function storeRecordings(
+  collections: Collections,
+  inputs: readonly RecordingInput[],
+  { clock = systemClock, references = new ReferenceCache(collections, 0), hint }: StoreOptions = {},
+): Promise<StoredRecording[]> {
+  if (inputs.length === 0) return [];
+  const [resolved, recordingIds] = await Promise.all([
+    Promise.all(inputs.map((input) => resolveReferences(references, input))),
+    allocateRecordingIds(collections, references, inputs),
+  ]);
+  const now = clock.now();
+  const hasSummary = inputs.map((input) => input.content.summaries !== undefined);
+
+  const meetings = await writeMeetings(
+    collections,
+    inputs.map((input, i) => {
+      const recordingId = recordingIds[i]!;
+      const fields = meetingFieldsOf(input, { ...resolved[i]!, recordingId });
+      // A summary about to be written: should this process die before the ready mark below, a
+      // worker's sweep sees the intent and marks it (finishPendingFanOuts).
+      const set = hasSummary[i] ? { ...fields, summaryPending: true, summaryPendingSince: now } : fields;
+      return {
+        recordingId,
+        update: { $set: set, $setOnInsert: { contentReadyAt: null, eventsPending: false } },
+      };
+    }),
+  );
+  const summarised = meetings.filter((_, i) => hasSummary[i]);
+
+  // Who would get an event depends on the meeting alone: looked up while its content is written
+  // and marked ready (used only for those this call makes ready).
+  const recipients = summarised.length > 0 ? recipientsOf(collections, summarised, references) : undefined;
+  recipients?.catch(() => {}); // awaited below, unless a write fails first
+
+  // Each kind brought replaces that kind's document (its fields and their serialised form); the
+  // others stay as stored.
+  await Promise.all(
+    contentKinds.map((kind) => {
+      const writes = inputs.flatMap((input, i) => {
+        const content = input.content[kind];
+        if (!content) return [];
+        const filter = { recordingId: recordingIds[i]! };
+        const update = { $set: storedContentOf(kind, content, input.url) };
+        return [{ updateOne: { filter, update, upsert: true } }];
+      });
+      const collection = collections[kind] as unknown as Collection<{ recordingId: number }>;
+      return writes.length > 0 ? collection.bulkWrite(writes) : undefined;
+    }),
+  );
+
+  const made = new Set(
+    await markReady(
+      collections,
+      summarised.map((m) => m.recordingId),
+      now,
+      summarised.filter((m) => !m.contentReadyAt).map((m) => m.recordingId),
+    ),
+  );
+  const queued = new Map<number, number>();
+  if (made.size > 0) {
+    const ready = summarised.filter((m) => made.has(m.recordingId));
+    for (const meeting of ready) meeting.contentReadyAt = now;
+    const readyRecipients = recipients!.then((all) =>
+      all.filter((_, i) => made.has(summarised[i]!.recordingId)),
+    );
+    const created = await fanOutContentReady(collections, ready, now, { recipients: readyRecipients, hint });
+    ready.forEach((meeting, i) => {
+      meeting.eventsPending = false;
+      queued.set(meeting.recordingId, created[i]!);
+    });
+  }
+  return meetings.map((meeting) => ({
+    meeting,
+    becameReady: made.has(meeting.recordingId),
+    eventsQueued: queued.get(meeting.recordingId) ?? 0,
+  }));
+}
+
+/** Stores one recording with its content (storeRecordings, a batch of one). */
 export async function storeRecording(
   collections: Collections,
   input: RecordingInput,
-  { clock = systemClock, references = new ReferenceCache(collections, 0), hint }: StoreOptions = {},
+  options?: StoreOptions,
 ): Promise<StoredRecording> {
-  const { recorder, org, meetingTypeId, sharedTeamIds, recordingId } = await resolveReferences(
-    collections,
-    references,
-    input,
-  );
-  const now = clock.now();
-  const { summaries: summary } = input.content;
-
-  const fields = meetingFieldsOf(input, {
-    recordingId,
-    orgId: org._id,
-    orgDomains: org.domains,
-    recorder,
-    meetingTypeId,
-    sharedTeamIds,
-  });
-  const written = await collections.meetings.findOneAndUpdate(
-    { recordingId },
-    {
-      // A summary about to be written: should this process die before the ready mark below, a
-      // worker's sweep sees the intent and marks it (finishPendingFanOuts).
-      $set: summary ? { ...fields, summaryPending: true, summaryPendingSince: now } : fields,
-      $setOnInsert: { contentReadyAt: null, eventsPending: false },
-    },
-    { upsert: true, returnDocument: 'after' },
-  );
-  const { summaryPending: _, summaryPendingSince: __, ...meeting } = written!;
-
-  // Who would get an event depends on the meeting alone: looked up while its content is written
-  // and marked ready (used only if this call makes it ready).
-  const recipients = summary ? recipientsOf(collections, meeting, references) : undefined;
-  recipients?.catch(() => {}); // awaited below, unless a write fails first
-
-  // Each kind it brings replaces that kind's document (its fields and their serialised form); the
-  // others stay as stored.
-  await Promise.all(
-    contentKinds
-      .filter((kind) => input.content[kind])
-      .map((kind) => {
-        const collection = collections[kind] as unknown as Collection<{ recordingId: number }>;
-        const stored = storedContentOf(kind, input.content[kind]!, input.url);
-        return collection.updateOne({ recordingId }, { $set: stored }, { upsert: true });
-      }),
-  );
-
-  const becameReady = summary ? await markReady(collections, recordingId, now) : false;
-  let eventsQueued = 0;
-  if (becameReady) {
-    meeting.contentReadyAt = now;
-    eventsQueued = await fanOutContentReady(collections, meeting, now, { recipients, hint });
-    meeting.eventsPending = false;
-  }
-  return { meeting, becameReady, eventsQueued };
+  return (await storeRecordings(collections, [input], options))[0]!;
 }

@@ -11,6 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboxDoc } from '../../src/db/documents.js';
 import type { DeliveryWorker, WorkerOptions } from '../../src/delivery/worker.js';
 import { fanOutContentReady } from '../../src/domain/content-ready.js';
+import { parseRecording } from '../../src/domain/recording-format.js';
+import { storeRecordings } from '../../src/domain/recordings.js';
 import { RETRY_DELAYS_MS } from '../../src/domain/retry-schedule.js';
 import { keyOf, type TestApp } from '../support/app.js';
 import type { Received, Receiver } from '../support/receiver.js';
@@ -358,7 +360,7 @@ describe('fan-out', () => {
     const meeting = (await collections().meetings.findOne({ recordingId: id }))!;
     // Several processes repeating it at once still make one event per webhook.
     await Promise.all(
-      Array.from({ length: 4 }, () => fanOutContentReady(collections(), meeting, new Date())),
+      Array.from({ length: 4 }, () => fanOutContentReady(collections(), [meeting], new Date())),
     );
     expect(await events()).toBe(queued);
     await crash();
@@ -403,6 +405,92 @@ describe('fan-out', () => {
     expect(await eventOf(hook.id, neverWritten.recording_id)).toBeNull();
     // Storing it again fires nothing more.
     expect(await ingest(t, died)).toMatchObject({ becameReady: false, eventsQueued: 0 });
+  });
+
+  it('a batch, as a dataset load stores them, fires as one at a time does: each webhook its categories, once', async () => {
+    const hooks = {
+      mine: await createWebhook(t, tom, `${rx.url}/batch/tom-my`, { triggeredFor: ['MY_RECORDINGS'] }),
+      team: await createWebhook(t, sam, `${rx.url}/batch/sam-team`, {
+        triggeredFor: ['SHARED_TEAM_RECORDINGS'],
+      }),
+      ext: await createWebhook(t, gina, `${rx.url}/batch/gina-ext`, {
+        triggeredFor: ['SHARED_EXTERNAL_RECORDINGS'],
+      }),
+    };
+    const share = (users: string[], teams: string[] = []) => ({
+      sharing: { users, teams, all_teams: false },
+    });
+    const priv = recordingJson(emailOf(tom), share([]));
+    const sales = recordingJson(emailOf(tom), share([], ['Sales']));
+    const toGina = recordingJson(emailOf(tom), share([emailOf(gina)]));
+    const { default_summary: _, ...unsummarised } = recordingJson(emailOf(tom), share([], ['Sales']));
+    const batch = [priv, sales, toGina, unsummarised];
+    const events = (id: number) => collections().outbox.countDocuments({ recordingId: id });
+
+    const stored = await storeRecordings(collections(), batch.map(parseRecording));
+    expect(stored.map((s) => [s.meeting.recordingId, s.becameReady])).toEqual([
+      [priv.recording_id, true],
+      [sales.recording_id, true],
+      [toGina.recording_id, true],
+      [unsummarised.recording_id, false],
+    ]);
+    for (const s of stored) expect(s.eventsQueued).toBe(await events(s.meeting.recordingId));
+    expect(stored[3]!.eventsQueued).toBe(0);
+    for (const s of stored.slice(0, 3)) {
+      expect(s.meeting).toMatchObject({ eventsPending: false });
+      expect(s.meeting).not.toHaveProperty('summaryPending');
+    }
+
+    // Stored again (a second load of the same dataset), with two more at once: nothing fires twice.
+    const later = [recordingJson(emailOf(tom), share([])), recordingJson(emailOf(tom), share([]))];
+    const [again, other] = await Promise.all([
+      storeRecordings(collections(), [...batch, ...later].map(parseRecording)),
+      storeRecordings(collections(), later.map(parseRecording)),
+    ]);
+    expect(again.slice(0, 4).map((s) => [s.becameReady, s.eventsQueued])).toEqual(
+      batch.map(() => [false, 0]),
+    );
+    for (const [i, r] of later.entries()) {
+      // Each made ready by one of the two (both, should they mark it in the same millisecond).
+      expect(again[4 + i]!.becameReady || other[i]!.becameReady).toBe(true);
+      expect(await eventOf(hooks.mine.id, r.recording_id)).not.toBeNull();
+    }
+    const queued = await collections()
+      .meetings.find({ recordingId: { $in: later.map((r) => r.recording_id) } })
+      .toArray();
+    expect(queued.map((m) => [m.eventsPending, 'summaryPending' in m])).toEqual([
+      [false, false],
+      [false, false],
+    ]);
+
+    const { worker, clock } = newWorker();
+    await drain(worker, clock);
+    const ids = (...rs: { recording_id: number }[]) => rs.map((r) => r.recording_id).sort();
+    expect(recordingIdsAt('/batch/tom-my')).toEqual(ids(priv, toGina, ...later));
+    expect(recordingIdsAt('/batch/sam-team')).toEqual(ids(sales));
+    expect(recordingIdsAt('/batch/gina-ext')).toEqual(ids(toGina));
+  });
+
+  it('a batch with a name nobody knows, or a recording twice, writes nothing', async () => {
+    const good = recordingJson(emailOf(tom));
+    const unknown = recordingJson('nobody@acme.test');
+    await expect(storeRecordings(collections(), [good, unknown].map(parseRecording))).rejects.toThrow(
+      'Unknown recorder: nobody@acme.test',
+    );
+    await expect(storeRecordings(collections(), [good, good].map(parseRecording))).rejects.toThrow(
+      `Recording ${good.recording_id} appears twice in one batch`,
+    );
+    expect(await collections().meetings.findOne({ recordingId: good.recording_id })).toBeNull();
+  });
+
+  it('recordings without an id get the next ones of the counter, in order, past every id given', async () => {
+    const withoutId = () => ({ ...parseRecording(recordingJson(emailOf(tom))), recordingId: undefined });
+    const given = parseRecording(recordingJson(emailOf(tom)));
+    const stored = await storeRecordings(collections(), [withoutId(), given, withoutId()]);
+    const [a, b, c] = stored.map((s) => s.meeting.recordingId);
+    expect(b).toBe(given.recordingId);
+    expect(a).toBeGreaterThan(given.recordingId!);
+    expect(c).toBe(a! + 1);
   });
 
   it('sends nothing once the owner may no longer see the meeting', async () => {

@@ -460,7 +460,7 @@ describe('a document a reference renders well', () => {
     try {
       expect(made.status).toBe(201);
       const meeting = await collections.meetings.findOne({ recordingId: E.recordingId });
-      await fanOutContentReady(collections, meeting!, new Date());
+      await fanOutContentReady(collections, [meeting!], new Date());
       const worker = new DeliveryWorker({
         collections,
         logger: silentLogger,
