@@ -142,7 +142,9 @@ describe('API keys made through GraphQL', () => {
     expect(mayBeApiKey(typo)).toBe(false);
     const { result, commands } = await t.countCommands(() => statuses(t, typo));
     expect(result).toEqual([401, 401]);
-    expect(commands.filter((c) => commandCollection(c) === 'credentials')).toEqual([]);
+    // No lookup; the write of the last use of the key that made it (every 100 ms here) may fall in.
+    const lookups = commands.filter((c) => commandCollection(c) === 'credentials' && c.commandName !== 'update');
+    expect(lookups).toEqual([]);
   });
 
   it('names are 1 to 100 characters', async () => {
