@@ -17,7 +17,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/domain/' },
       to: {
-        path: '^(src/(graphql|representation|delivery|http)/|src/app\\.ts$|src/cli/|rest-compat/|seeds/)',
+        path: '^(src/(graphql|representation|delivery|http|oauth)/|src/app\\.ts$|src/cli/|rest-compat/|seeds/)',
       },
     },
     {
@@ -26,7 +26,15 @@ module.exports = {
         'GraphQL is the implementation both doors share; it gets what it needs through its context, not from the REST door, the delivery worker, the HTTP server or the seeder.',
       severity: 'error',
       from: { path: '^src/graphql/' },
-      to: { path: '^(src/(delivery|http|representation)/|rest-compat/|seeds/)' },
+      to: { path: '^(src/(delivery|http|representation|oauth)/|rest-compat/|seeds/)' },
+    },
+    {
+      name: 'oauth-is-a-door',
+      comment:
+        'The authorization server is a door like the others: it builds on domain and db, and neither the REST door nor the worker knows it (GraphQL: graphql-knows-no-doors).',
+      severity: 'error',
+      from: { path: '^(src/(delivery|representation)/|rest-compat/)' },
+      to: { path: '^src/oauth/' },
     },
     {
       name: 'rest-compat-never-reads-the-database',
@@ -85,7 +93,7 @@ module.exports = {
         'src/db describes what is stored and how to reach it; the layers above build on it, so it cannot build on them.',
       severity: 'error',
       from: { path: '^src/db/' },
-      to: { path: '^(src/(domain|graphql|representation|delivery|http)/|rest-compat/|seeds/)' },
+      to: { path: '^(src/(domain|graphql|representation|delivery|http|oauth)/|rest-compat/|seeds/)' },
     },
     {
       name: 'examples-use-the-api-only',

@@ -9,6 +9,7 @@ import { errorStatus } from '../src/domain/errors.js';
 import { schema } from '../src/graphql/schema/index.js';
 import type { GraphQLServer } from '../src/graphql/yoga.js';
 import { PrecompressedPage } from '../src/http/compression.js';
+import { readBody } from '../src/http/read-body.js';
 import { clientGone, sendJson } from '../src/http/respond.js';
 import type { Door, RequestInfo } from '../src/http/server.js';
 import type { Logger } from '../src/logger.js';
@@ -46,28 +47,6 @@ function isJsonContentType(value: string | undefined): boolean {
   return type === 'application/json' || (type?.startsWith('application/') === true && type.endsWith('+json'));
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) return Promise.reject(tooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        req.off('data', onData);
-        req.resume();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 const tooLarge = () =>
   new RestError(413, `The body may be at most ${MAX_BODY_BYTES / 1024} KiB.`, { connection: 'close' });
 
@@ -79,7 +58,7 @@ function hasBody(req: IncomingMessage): boolean {
 async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type']))
     throw new RestError(415, 'The body must be JSON: send Content-Type: application/json.');
-  const bytes = await readBody(req);
+  const bytes = await readBody(req, MAX_BODY_BYTES, tooLarge);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

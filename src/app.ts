@@ -34,6 +34,7 @@ import { restReferenceDoors } from './http/rest-reference.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
 import type { Logger } from './logger.js';
 import { LoopDelay } from './loop-delay.js';
+import { demoAccountsOf, oauthDoors } from './oauth/door.js';
 
 export interface App {
   server: Server;
@@ -170,6 +171,13 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     [
       ...operationalDoors(database, metrics),
       graphqlDoor(graphql),
+      // Before the REST door: its endpoints are under /external/v1 too.
+      ...oauthDoors({
+        collections: database.collections,
+        logger,
+        publicUrl: () => publicUrl,
+        demoAccounts: demoLoaded ? demoAccountsOf(demoPersonas) : [],
+      }),
       createRestDoor({ graphql, logger }),
       mediaDoor(database.media, mediaLinks),
       ...restReferenceDoors({ apiKey: demoKey }),

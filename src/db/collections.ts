@@ -4,6 +4,7 @@
  */
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import {
+  type AppDoc,
   type ContentDocs,
   type ContentKind,
   type CounterDoc,
@@ -15,6 +16,7 @@ import {
   type DownloadDoc,
   type MeetingDoc,
   type MeetingTypeDoc,
+  type OAuthRecordDoc,
   type OrganisationDoc,
   type OutboxDoc,
   type RateLimitDoc,
@@ -42,6 +44,8 @@ export interface Collections extends ContentCollections {
   counters: Collection<CounterDoc>;
   downloads: Collection<DownloadDoc>;
   serviceKeys: Collection<ServiceKeyDoc>;
+  apps: Collection<AppDoc>;
+  oauth: Collection<OAuthRecordDoc>;
 }
 
 export type CollectionName = keyof Collections;
@@ -71,7 +75,13 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
   organisations: [{ key: { slug: 1 }, unique: true }],
   teams: [{ key: { orgId: 1, name: 1 }, unique: true }],
   users: [{ key: { email: 1 }, unique: true }, { key: { orgId: 1, teamId: 1 } }],
-  credentials: [{ key: { secretHash: 1 }, unique: true }, { key: { userId: 1 } }],
+  credentials: [
+    { key: { secretHash: 1 }, unique: true },
+    { key: { userId: 1 } },
+    // OAuth access tokens: revoked with their grant, dropped once expired.
+    { key: { grantId: 1 }, partialFilterExpression: { grantId: { $exists: true } } },
+    { key: { purgeAt: 1 }, expireAfterSeconds: 0 },
+  ],
   meetingTypes: [
     { key: { orgId: 1, name: 1 }, unique: true },
     // The meeting_type filter looks a name up in every organisation (shared meetings).
@@ -141,6 +151,15 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
   // Read by id; kept a week after their link expired, so their status reads `expired` meanwhile.
   downloads: [{ key: { expiresAt: 1 }, expireAfterSeconds: 7 * 24 * 3600 }],
   serviceKeys: [],
+  apps: [{ key: { clientId: 1 }, unique: true }, { key: { orgId: 1, createdAt: -1 } }],
+  oauth: [
+    { key: { grantId: 1 } },
+    { key: { model: 1, uid: 1 }, partialFilterExpression: { uid: { $exists: true } } },
+    // A user's grants, an app's grants (consent remembered, apps deleted).
+    { key: { model: 1, accountId: 1, clientId: 1 }, partialFilterExpression: { model: 'Grant' } },
+    { key: { model: 1, clientId: 1 }, partialFilterExpression: { model: 'Grant' } },
+    { key: { expiresAt: 1 }, expireAfterSeconds: 0 },
+  ],
 };
 
 export function collectionsOf(db: Db): Collections {

@@ -75,6 +75,54 @@ export interface CredentialDoc {
   expiresAt?: Date | null;
   /** When it was last presented (recorded once a second at most, credential-usage.ts). */
   lastUsedAt?: Date | null;
+  /** An OAuth access token's: the grant it was issued under (revoking the grant revokes it). */
+  grantId?: string;
+  /** An OAuth access token's: the app (its client id). */
+  clientId?: string;
+  /** An OAuth access token's: what the authorization server keeps of it (src/oauth/storage.ts). */
+  oauth?: Record<string, unknown>;
+  /** When the database may drop it (TTL index): set on OAuth access tokens only. */
+  purgeAt?: Date;
+}
+
+export type AppKind = 'confidential' | 'public';
+
+/** A connected app: an OAuth client registered by an account admin, or by itself (RFC 7591). */
+export interface AppDoc {
+  _id: ObjectId;
+  /** The OAuth `client_id`. */
+  clientId: string;
+  name: string;
+  /** The organisation whose account admin registered it; null when it registered itself. */
+  orgId: ObjectId | null;
+  createdBy: ObjectId | null;
+  /** Matched exactly: https, or http on a loopback address. */
+  redirectUris: string[];
+  /** Confidential apps hold a secret; public ones (browser apps, MCP clients) prove PKCE instead. */
+  kind: AppKind;
+  /** hex SHA-256 of the secret (confidential apps). */
+  secretHash: string | null;
+  createdAt: Date;
+  secretRotatedAt: Date | null;
+}
+
+/**
+ * What the authorization server keeps besides access tokens and apps: authorization codes,
+ * refresh tokens, grants, sign-in sessions and interactions (src/oauth/storage.ts). `_id` is the
+ * model and the SHA-256 of the id oidc-provider gives it (for codes and tokens, the secret itself).
+ */
+export interface OAuthRecordDoc {
+  _id: string;
+  model: string;
+  payload: Record<string, unknown>;
+  grantId?: string;
+  /** A session's fixed id (findByUid). */
+  uid?: string;
+  /** Grants: whose, and for which app (listing and revoking them). */
+  accountId?: string;
+  clientId?: string;
+  /** When the database may drop it (TTL index); null: kept until removed. */
+  expiresAt: Date | null;
 }
 
 export interface MeetingTypeDoc {

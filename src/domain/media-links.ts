@@ -2,13 +2,13 @@
  * Signed links to media files: `<base>/media/<file id>?expires=<unix seconds>&signature=<HMAC>`.
  * Whoever holds one may fetch the file until it expires, as with any pre-signed URL; checking it
  * needs no database (an HMAC-SHA256 of the file id and expiry under a key every process shares).
- * The key is made on the service's first start and kept in the database (`serviceKeys`), so that
- * every process signs and checks alike with nothing to configure; removing that document and
- * restarting the processes revokes every link made so far.
+ * The key is a service key (service-keys.ts): every process signs and checks alike with nothing
+ * to configure; removing it and restarting the processes revokes every link made so far.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Binary, type ObjectId } from 'mongodb';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
+import { serviceKey } from './service-keys.js';
 
 /** How long a link works: the public API's "about 24 h". */
 export const LINK_LIFETIME_MS = 24 * 3600 * 1000;
@@ -28,12 +28,7 @@ export class MediaLinks {
 
   /** The key every process shares: read, or made by the first process to start. */
   static async load(collections: Collections, baseUrl: () => string): Promise<MediaLinks> {
-    const doc = await collections.serviceKeys.findOneAndUpdate(
-      { _id: KEY_ID },
-      { $setOnInsert: { secret: new Binary(randomBytes(32)), createdAt: new Date() } },
-      { upsert: true, returnDocument: 'after' },
-    );
-    return new MediaLinks(doc!.secret.buffer, baseUrl);
+    return new MediaLinks(await serviceKey(collections, KEY_ID), baseUrl);
   }
 
   /** A link to `fileId` that works until `expiresAt` (whole seconds). */

@@ -30,21 +30,38 @@ export async function countRequest(
   bucket: Bucket,
   now: Date = new Date(),
 ): Promise<RateLimitState> {
-  const windowMs = policy.windowSeconds * 1000;
+  const window = { limit: policy.limits[bucket], seconds: policy.windowSeconds };
+  return {
+    bucket,
+    ...(await countInWindow(collections, `${bucket}:${credentialId.toHexString()}`, window, now)),
+  };
+}
+
+export type WindowState = Omit<RateLimitState, 'bucket'>;
+
+/**
+ * Counts one request against `key`'s fixed window of `window.seconds` and tells whether it is
+ * within `window.limit`: the rate limits above, and the OAuth token endpoint's per app.
+ */
+export async function countInWindow(
+  collections: Collections,
+  key: string,
+  window: { limit: number; seconds: number },
+  now: Date = new Date(),
+): Promise<WindowState> {
+  const windowMs = window.seconds * 1000;
   const windowStart = Math.floor(now.getTime() / windowMs) * windowMs;
   const windowEnd = new Date(windowStart + windowMs);
   const counter = await collections.rateLimits.findOneAndUpdate(
-    { _id: `${bucket}:${credentialId.toHexString()}:${windowStart}` },
+    { _id: `${key}:${windowStart}` },
     { $inc: { count: 1 }, $setOnInsert: { expiresAt: windowEnd } },
     { upsert: true, returnDocument: 'after' },
   );
-  const limit = policy.limits[bucket];
   const count = counter?.count ?? 1;
   return {
-    bucket,
-    limit,
-    remaining: Math.max(0, limit - count),
+    limit: window.limit,
+    remaining: Math.max(0, window.limit - count),
     resetSeconds: Math.max(1, Math.ceil((windowEnd.getTime() - now.getTime()) / 1000)),
-    allowed: count <= limit,
+    allowed: count <= window.limit,
   };
 }

@@ -9,6 +9,7 @@ import { REST_PREFIX } from '../../rest-compat/index.js';
 import type { DemoPersona } from '../../seeds/index.js';
 import { PrecompressedPage } from './compression.js';
 import { graphqlErrorCodes, restErrorStatuses } from './error-catalog.js';
+import { Html, html } from './html.js';
 import { OPENAPI_PATH, REST_REFERENCE_PATH, sendPage } from './rest-reference.js';
 import type { Door } from './server.js';
 
@@ -64,28 +65,6 @@ const links = [
   },
   { name: 'metrics', href: '/metrics', title: '/metrics', what: 'Prometheus metrics' },
 ] as const;
-
-/** Text that has been escaped (or is markup we wrote): `html` inserts it as it is. */
-class Html {
-  constructor(readonly text: string) {}
-  toString(): string {
-    return this.text;
-  }
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-}
-
-/** A template whose interpolations are escaped, unless they are Html (arrays are joined). */
-function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  const piece = (v: unknown): string =>
-    v instanceof Html ? v.text : Array.isArray(v) ? v.map(piece).join('') : escapeHtml(String(v ?? ''));
-  return new Html(strings.reduce((out, s, i) => out + piece(values[i - 1]) + s));
-}
 
 const styles = `
 body { font: 16px/1.5 system-ui, sans-serif; color: #1d1d1f; max-width: 62rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }

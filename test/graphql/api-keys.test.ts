@@ -143,7 +143,9 @@ describe('API keys made through GraphQL', () => {
     const { result, commands } = await t.countCommands(() => statuses(t, typo));
     expect(result).toEqual([401, 401]);
     // No lookup; the write of the last use of the key that made it (every 100 ms here) may fall in.
-    const lookups = commands.filter((c) => commandCollection(c) === 'credentials' && c.commandName !== 'update');
+    const lookups = commands.filter(
+      (c) => commandCollection(c) === 'credentials' && c.commandName !== 'update',
+    );
     expect(lookups).toEqual([]);
   });
 

@@ -6,6 +6,7 @@ import './team.js';
 import './meeting-type.js';
 import './user.js';
 import './api-key.js';
+import './app.js';
 import './webhook.js';
 import './delivery.js';
 import './download.js';

@@ -1,0 +1,217 @@
+/**
+ * The OAuth door: the authorization server's endpoints (provider.ts, under /external/v1/oauth2/),
+ * its RFC 8414 metadata at /.well-known/oauth-authorization-server, and the pages a person sees
+ * while authorizing an app (sign-in, consent), all on the service's one HTTP server.
+ *
+ * The provider is made at the first request: its issuer is the service's public URL, which without
+ * PUBLIC_URL is only known once the server listens.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ObjectId } from 'mongodb';
+import type Provider from 'oidc-provider';
+import type { Collections } from '../db/collections.js';
+import type { UserDoc } from '../db/documents.js';
+import { readBody } from '../http/read-body.js';
+import type { Door } from '../http/server.js';
+import type { Logger } from '../logger.js';
+import { INTERACTION_PATH, METADATA_PATH, OAUTH_PATH, SCOPE } from './endpoints.js';
+import { consentPage, type DemoAccount, demoSignInPage, messagePage, pageHeaders } from './pages.js';
+
+const MAX_FORM_BYTES = 8 * 1024;
+const AUTHORIZE_PATH = `${OAUTH_PATH}/authorize`;
+
+/** An authorization request without a scope asks for the one scope (the public service's way). */
+function withDefaultScope(url: string): string {
+  const parsed = new URL(url, 'http://x');
+  if (parsed.searchParams.get('scope')) return url;
+  parsed.searchParams.set('scope', SCOPE);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+export interface OAuthDoorOptions {
+  collections: Collections;
+  logger: Logger;
+  /** The service's public URL, no trailing slash (known once it listens). */
+  publicUrl: () => string;
+  /** Who may sign in on the demo page: while the demo data is loaded and no upstream is set. */
+  demoAccounts: readonly DemoAccount[];
+}
+
+function sendPage(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { ...pageHeaders, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+class PageError extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A form post must come from our own pages: a cross-site one (a forged consent) is refused. */
+function assertSameOrigin(req: IncomingMessage, publicUrl: string): void {
+  const site = req.headers['sec-fetch-site'];
+  const origin = req.headers.origin;
+  const sameOrigin = origin === undefined || origin === new URL(publicUrl).origin;
+  if ((site !== undefined && site !== 'same-origin') || !sameOrigin)
+    throw new PageError(403, 'Not allowed', 'This form can only be sent from the page that showed it.');
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  const type = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded')
+    throw new PageError(415, 'Not a form', 'Send the form as application/x-www-form-urlencoded.');
+  const bytes = await readBody(
+    req,
+    MAX_FORM_BYTES,
+    () => new PageError(413, 'Too large', `A form is at most ${MAX_FORM_BYTES / 1024} KiB.`),
+  );
+  return new URLSearchParams(bytes.toString('utf8'));
+}
+
+/** The people of the demo personas who may sign in (one entry each; the door checks they are active). */
+export function demoAccountsOf(personas: readonly { email: string; label: string }[]): DemoAccount[] {
+  const accounts = new Map<string, DemoAccount>();
+  for (const { email, label } of personas)
+    if (!label.includes('(401)') && !accounts.has(email)) accounts.set(email, { email, label });
+  return [...accounts.values()];
+}
+
+export function oauthDoors({ collections, logger, publicUrl, demoAccounts }: OAuthDoorOptions): Door[] {
+  let made: Promise<{ op: Provider; serve: ReturnType<Provider['callback']> }> | undefined;
+  const activeUser = async (accountId: string): Promise<UserDoc | null> => {
+    if (!ObjectId.isValid(accountId)) return null;
+    const user = await collections.users.findOne({ _id: new ObjectId(accountId) });
+    return user?.status === 'active' ? user : null;
+  };
+  const provider = () => {
+    // Loaded at the first request, not at start: a service nobody authorizes apps on never loads it.
+    made ??= import('./provider.js')
+      .then(({ createProvider }) => createProvider({ collections, issuer: publicUrl(), activeUser }))
+      .then(
+        (op) => ({ op, serve: op.callback() }),
+        (error) => {
+          made = undefined; // a database hiccup: made again at the next request
+          throw error;
+        },
+      );
+    return made;
+  };
+  const demo = new Map(demoAccounts.map((a) => [a.email, a]));
+
+  async function interaction(
+    req: IncomingMessage,
+    res: ServerResponse,
+    op: Provider,
+    rest: string,
+  ): Promise<void> {
+    const [uid, step] = rest.split('/');
+    const details = await op.interactionDetails(req, res).catch(() => {
+      throw new PageError(
+        400,
+        'This sign-in has ended',
+        'It was finished, cancelled or took longer than an hour, or it was opened in another browser. Go back to the app and start again.',
+      );
+    });
+    if (details.uid !== uid)
+      throw new PageError(400, 'This sign-in has ended', 'Go back to the app and start again.');
+    const client = await op.Client.find(String(details.params.client_id));
+    if (!client)
+      throw new PageError(400, 'Unknown app', 'The app asking for access does not exist any more.');
+    const appName = client.clientName ?? client.clientId;
+    const action = `${INTERACTION_PATH}${uid}/${details.prompt.name}`;
+
+    if (req.method === 'GET' && step === undefined) {
+      if (details.prompt.name === 'login') {
+        if (demo.size === 0)
+          throw new PageError(
+            501,
+            'Sign-in is not set up',
+            'This service signs nobody in yet: its operator has configured no identity provider.',
+          );
+        return sendPage(res, 200, demoSignInPage(action, appName, [...demo.values()]));
+      }
+      const app = await collections.apps.findOne({ clientId: client.clientId });
+      const org = app?.orgId ? await collections.organisations.findOne({ _id: app.orgId }) : null;
+      const user = await activeUser(String(details.session?.accountId));
+      if (!user) throw new PageError(403, 'Not allowed', 'Your account is not active.');
+      return sendPage(
+        res,
+        200,
+        consentPage(action, {
+          appName,
+          organisation: org?.name ?? null,
+          redirectHost: new URL(String(details.params.redirect_uri)).host,
+          userEmail: user.email,
+        }),
+      );
+    }
+
+    if (req.method !== 'POST' || step !== details.prompt.name)
+      throw new PageError(405, 'Not allowed', 'Go back to the app and start again.');
+    assertSameOrigin(req, publicUrl());
+    const form = await readForm(req);
+
+    if (step === 'login') {
+      if (form.has('cancel'))
+        return op.interactionFinished(req, res, {
+          error: 'access_denied',
+          error_description: 'The user cancelled the sign-in.',
+        });
+      const email = form.get('email') ?? '';
+      const user = demo.has(email) ? await collections.users.findOne({ email }) : null;
+      if (user?.status !== 'active')
+        throw new PageError(403, 'Not allowed', `${email || 'This person'} may not sign in here.`);
+      return op.interactionFinished(req, res, {
+        login: { accountId: user._id.toHexString(), remember: false },
+      });
+    }
+
+    if (form.get('decision') !== 'allow')
+      return op.interactionFinished(req, res, {
+        error: 'access_denied',
+        error_description: 'The user denied access.',
+      });
+    const accountId = String(details.session?.accountId);
+    const grant = details.grantId
+      ? ((await op.Grant.find(details.grantId)) ?? new op.Grant({ accountId, clientId: client.clientId }))
+      : new op.Grant({ accountId, clientId: client.clientId });
+    // What the request asks for and no grant covers yet (oidc-provider's prompt details): the one
+    // scope, for the service's doors.
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(resource, scopes.join(' '));
+    const grantId = await grant.save();
+    return op.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const pathname = (req.url ?? '/').split('?')[0]!;
+    try {
+      const { op, serve } = await provider();
+      if (pathname.startsWith(INTERACTION_PATH))
+        return await interaction(req, res, op, pathname.slice(INTERACTION_PATH.length));
+      // RFC 8414 metadata is the provider's discovery document, at the path OAuth clients look.
+      if (pathname === METADATA_PATH) req.url = '/.well-known/openid-configuration';
+      if (pathname === AUTHORIZE_PATH) req.url = withDefaultScope(req.url!);
+      await serve(req, res);
+    } catch (error) {
+      if (!(error instanceof PageError)) throw error;
+      logger.debug({ status: error.status, reason: error.message }, 'oauth page refused');
+      sendPage(res, error.status, messagePage(error.title, error.message));
+    }
+  }
+
+  return [
+    { path: `${OAUTH_PATH}/`, handler: handle },
+    { path: METADATA_PATH, handler: handle },
+  ];
+}
