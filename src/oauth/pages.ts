@@ -5,14 +5,15 @@
  */
 import { type Html, html } from '../http/html.js';
 
-/** Headers of every page: not framed, not cached, no referrer, nothing loaded from elsewhere. */
+/** Headers of every page: not framed, not cached, no referrer to other sites, nothing loaded from elsewhere. */
 export const pageHeaders = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
+  // Same-origin: a form's Origin is sent (no-referrer would send "null"); the app gets no Referer.
+  'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
 };
 
@@ -29,7 +30,7 @@ function page(title: string, body: Html): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <link rel="icon" href="data:,">
 <title>${title}</title>
 <style>${styles}</style>

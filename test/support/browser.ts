@@ -23,8 +23,8 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-/** A browser launched on first use; `close` it in afterAll. */
-export function testBrowser(): TestBrowser {
+/** A browser launched on first use (with `extraArgs`); `close` it in afterAll. */
+export function testBrowser(extraArgs: () => string[] = () => []): TestBrowser {
   let browser: Browser | undefined;
   return {
     async open(origin, viewport = { width: 1400, height: 1000 }) {
@@ -44,6 +44,7 @@ export function testBrowser(): TestBrowser {
           '--disable-background-networking',
           '--disable-component-update',
           '--disable-sync',
+          ...extraArgs(),
         ],
       });
       const page = await browser.newPage({ viewport });
