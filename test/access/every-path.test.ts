@@ -4,7 +4,9 @@
  * under each filter (paged to the end), the REST transcript and summary (synchronous and with
  * destination_url), GraphQL `meetings`, `meeting`, `node` and `nodes` with the content fields,
  * webhook events for each `triggered_for` category, and live updates. Keys that must be refused
- * are refused on every path.
+ * are refused on every path. Every persona with an API key is in the matrix a second time with an
+ * OAuth access token its user got through the authorization server: it sees what the key sees,
+ * as a connected app (no transcripts or summaries in lists).
  *
  * The demo dataset is extended by a few recordings ingested at the start (one per sharing kind),
  * which fire the webhooks and subscriptions; every other check covers them too. Each test collects
@@ -15,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Dataset, type DemoPersona, demoDataset, demoMedia, demoPersonas } from '../../seeds/index.js';
 import { storeMedia } from '../../src/domain/media.js';
 import { ingest, startDeliveryTest } from '../delivery/support.js';
-import { authHeaders, type TestApp } from '../support/app.js';
+import { authHeaders, keyOf, type TestApp } from '../support/app.js';
+import { authorize, exchange, registerApp } from '../support/oauth.js';
 import {
   attendeesOf,
   type Category,
@@ -540,6 +543,35 @@ beforeAll(async () => {
     DELIVERY_POLL_MS: '100',
     DELIVERY_CONCURRENCY: '16',
     SUBSCRIPTION_POLL_MS: '100',
+  });
+
+  // OAuth tokens: each user of an API-key persona authorizes an app through the authorization
+  // server (sign-in and consent); the token joins the matrix as that user's connected app. One
+  // more, revoked, joins the refused keys.
+  const app = await registerApp(t);
+  for (const persona of active.filter((p) => p.kind === 'api_key')) {
+    const { redirect } = await authorize(t, { clientId: app.clientId, email: persona.email });
+    const { body } = await exchange(t, app, redirect.searchParams.get('code')!);
+    active.push({
+      ...persona,
+      label: `${persona.label}, OAuth`,
+      kind: 'connected_app',
+      apiKey: body.access_token,
+    });
+  }
+  const revokedApp = await registerApp(t);
+  const { redirect } = await authorize(t, { clientId: revokedApp.clientId, email: tom });
+  const { body: revokedToken } = await exchange(t, revokedApp, redirect.searchParams.get('code')!);
+  await t.graphql(
+    'mutation($c: String!) { deleteApp(clientId: $c) { clientId } }',
+    { c: revokedApp.clientId },
+    keyOf('account admin'),
+  );
+  refused.push({
+    ...active[0]!,
+    label: 'OAuth token of a deleted app (401)',
+    kind: 'connected_app',
+    apiKey: revokedToken.access_token,
   });
 
   // Webhooks through REST, every category for every persona that may create them.
