@@ -4,8 +4,10 @@
  * the route's examples; the named objects are the components of schemas.ts, and what the service
  * POSTs to other URLs (the webhook event, deliveries) comes from openapi-webhooks.ts.
  */
+
 import * as z from 'zod';
 import { missingCredentialMessage, refusedCredentialMessage } from '../src/domain/viewer.js';
+import { OAUTH_PATH } from '../src/oauth/endpoints.js';
 import { components } from '../src/representation/schemas.js';
 import * as E from './examples.js';
 import { callbackOf, webhookHeaderParameters, webhooks } from './openapi-webhooks.js';
@@ -226,7 +228,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): Record<string, u
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/external/v1' }],
-    security: [{ [API_KEY_SCHEME]: [] }, { bearerAuth: [] }],
+    security: [{ [API_KEY_SCHEME]: [] }, { bearerAuth: [] }, { oauth2: ['public_api'] }],
     tags: Object.entries(tags).map(([name, description]) => ({ name, description })),
     paths,
     webhooks,
@@ -251,6 +253,25 @@ export function buildOpenApiDocument(routes: readonly Route[]): Record<string, u
             'user who connected the app, with one restriction: GET /meetings refuses include_summary=true ' +
             'and include_transcript=true (400); read those one recording at a time with ' +
             'GET /recordings/{recording_id}/summary and /transcript.',
+        },
+        oauth2: {
+          type: 'oauth2',
+          description:
+            'How a connected app gets its bearer token: an account admin registers it (GraphQL `registerApp`); ' +
+            'a user signs in and allows it at the authorization endpoint; the app exchanges the code (with ' +
+            'PKCE S256 for a public app) and refreshes it, each refresh token once. Metadata (RFC 8414) at ' +
+            '/.well-known/oauth-authorization-server; revocation (RFC 7009) at /external/v1/oauth2/revoke.',
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${OAUTH_PATH}/authorize`,
+              tokenUrl: `${OAUTH_PATH}/token`,
+              refreshUrl: `${OAUTH_PATH}/token`,
+              scopes: {
+                public_api:
+                  'act for the user as a connected app: what the user may read and do through this API',
+              },
+            },
+          },
         },
       },
       headers: {

@@ -56,6 +56,12 @@ const links = [
     title: 'OpenAPI document',
     what: 'the REST API as OpenAPI 3.1 JSON',
   },
+  {
+    name: 'oauth',
+    href: '/.well-known/oauth-authorization-server',
+    title: 'OAuth metadata',
+    what: 'connected apps: the authorization server (account admins register apps with GraphQL registerApp)',
+  },
   { name: 'healthz', href: '/healthz', title: '/healthz', what: 'liveness: the process answers' },
   {
     name: 'readyz',

@@ -93,7 +93,13 @@ export function oauthDoors({ collections, logger, publicUrl, demoAccounts }: OAu
     made ??= import('./provider.js')
       .then(({ createProvider }) => createProvider({ collections, issuer: publicUrl(), activeUser }))
       .then(
-        (op) => ({ op, serve: op.callback() }),
+        (op) => {
+          // Its own failures (a 500 it answered): the operators' to see, without the request's secrets.
+          op.on('server_error', (_ctx: unknown, error: Error) =>
+            logger.error({ err: error }, 'the authorization server failed a request'),
+          );
+          return { op, serve: op.callback() };
+        },
         (error) => {
           made = undefined; // a database hiccup: made again at the next request
           throw error;

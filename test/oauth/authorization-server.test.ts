@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { logLines } from '../support/log-lines.js';
 import {
   authorize,
   Browser,
@@ -39,6 +40,33 @@ async function tokensFor(app: RegisteredApp, email = tom) {
   expect(answer.status).toBe(200);
   return answer.body as { access_token: string; refresh_token: string; expires_in: number; scope: string };
 }
+
+describe('cost', () => {
+  it('a request with a warm access token costs the database what the same request with a warm API key costs', async () => {
+    // Caches that outlive the test: "warm" must not depend on how long a moment is.
+    const c = await startTestApp({ CREDENTIAL_CACHE_MS: '600000', DIRECTORY_CACHE_MS: '600000' });
+    try {
+      const app = await registerApp(c);
+      const { redirect } = await authorize(c, { clientId: app.clientId, email: tom });
+      const { access_token } = (await exchange(c, app, redirect.searchParams.get('code')!)).body;
+      const key = keyOf('team admin (Sales)'); // Tom's key: the same user, so the same answer
+      const get = (headers: Record<string, string>) =>
+        fetch(`${c.url}/external/v1/meetings?limit=5`, { headers }).then((res) => res.arrayBuffer());
+      const commandsOf = async (headers: Record<string, string>) => {
+        await get(headers); // warm: the credential is recognised and kept
+        const { commands } = await c.countCommands(() => get(headers));
+        return commands
+          .map((command) => `${command.commandName} ${Object.values(command.command)[0]}`)
+          .sort();
+      };
+      const withToken = await commandsOf({ authorization: `Bearer ${access_token}` });
+      expect(withToken.length).toBeGreaterThan(0);
+      expect(withToken).toEqual(await commandsOf({ 'x-api-key': key }));
+    } finally {
+      await c.close();
+    }
+  });
+});
 
 describe('metadata (RFC 8414)', () => {
   it('names the issuer it is served under, the endpoints, S256 only, the one scope and iss in answers', async () => {
@@ -484,5 +512,38 @@ describe('storage', () => {
     );
     for (const secret of [tokens.access_token, tokens.refresh_token, code, app.clientSecret!])
       expect(dump).not.toContain(secret);
+  });
+});
+
+describe('logs', () => {
+  it('never hold a token, a code or a secret, through a whole flow at debug level', async () => {
+    const { lines, sink } = logLines();
+    const logged = await startTestApp({}, sink);
+    try {
+      const app = await registerApp(logged);
+      const { redirect } = await authorize(logged, { clientId: app.clientId, email: tom });
+      const code = redirect.searchParams.get('code')!;
+      const tokens = (await exchange(logged, app, code)).body;
+      const basic = { clientId: app.clientId, clientSecret: app.clientSecret! };
+      const refreshed = (
+        await token(logged, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, basic)
+      ).body;
+      expect(await restStatus(logged, refreshed.access_token)).toBe(200);
+      await exchange(logged, app, code); // a code used twice: refused, and logged as such
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const log = JSON.stringify(lines);
+      expect(lines.some((l) => l.route === '/external/v1/oauth2/')).toBe(true);
+      for (const secret of [
+        code,
+        tokens.access_token,
+        tokens.refresh_token,
+        refreshed.access_token,
+        refreshed.refresh_token,
+        app.clientSecret!,
+      ])
+        expect(log).not.toContain(secret);
+    } finally {
+      await logged.close();
+    }
   });
 });

@@ -108,11 +108,23 @@ describe('the document', () => {
     expect(doc.components.securitySchemes).toEqual({
       apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: expect.any(String) },
       bearerAuth: { type: 'http', scheme: 'bearer', description: expect.any(String) },
+      oauth2: {
+        type: 'oauth2',
+        description: expect.any(String),
+        flows: {
+          authorizationCode: {
+            authorizationUrl: '/external/v1/oauth2/authorize',
+            tokenUrl: '/external/v1/oauth2/token',
+            refreshUrl: '/external/v1/oauth2/token',
+            scopes: { public_api: expect.any(String) },
+          },
+        },
+      },
     });
     expect(doc.components.securitySchemes.bearerAuth.description).toMatch(
       /include_summary.*include_transcript/,
     );
-    expect(doc.security).toEqual([{ apiKeyAuth: [] }, { bearerAuth: [] }]);
+    expect(doc.security).toEqual([{ apiKeyAuth: [] }, { bearerAuth: [] }, { oauth2: ['public_api'] }]);
     expect(doc.paths['/openapi.json'].get.security).toEqual([]);
   });
 

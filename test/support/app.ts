@@ -2,6 +2,7 @@
  * Starts the whole service in-process on the embedded engine with the demo data, on an ephemeral
  * port, and gives tests a way to call both doors as the demo personas.
  */
+import type { Writable } from 'node:stream';
 import type { CommandStartedEvent } from 'mongodb';
 import { demoPersonas } from '../../seeds/index.js';
 import { type App, startApp } from '../../src/app.js';
@@ -39,7 +40,11 @@ export function authHeaders(key: string | undefined): Record<string, string> {
   return key.startsWith('Bearer ') ? { authorization: key } : { 'x-api-key': key };
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  /** Where the log goes, at debug level, for a test that reads it (test/support/log-lines.ts). */
+  logSink?: Writable,
+): Promise<TestApp> {
   // Limits high enough for suites that call thousands of times; rate-limit tests set their own.
   const config = loadConfig({
     PORT: '0',
@@ -66,7 +71,10 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     AUTH_FAILURES_PER_MINUTE: '1000000',
     ...env,
   });
-  const app = await startApp(config, createLogger(config.LOG_LEVEL));
+  const app = await startApp(
+    config,
+    logSink ? createLogger('debug', logSink) : createLogger(config.LOG_LEVEL),
+  );
   return {
     app,
     url: app.url,
