@@ -177,6 +177,14 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
         logger,
         publicUrl: () => publicUrl,
         demoAccounts: demoLoaded ? demoAccountsOf(demoPersonas) : [],
+        upstream:
+          config.OIDC_ISSUER && config.OIDC_CLIENT_ID && config.OIDC_CLIENT_SECRET
+            ? {
+                issuer: config.OIDC_ISSUER,
+                clientId: config.OIDC_CLIENT_ID,
+                clientSecret: config.OIDC_CLIENT_SECRET,
+              }
+            : undefined,
       }),
       createRestDoor({ graphql, logger }),
       mediaDoor(database.media, mediaLinks),

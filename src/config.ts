@@ -289,6 +289,27 @@ export const settings = {
       }),
     },
   },
+  signIn: {
+    title: 'Signing people in (connected apps)',
+    variables: {
+      OIDC_ISSUER: variable({
+        description:
+          "the organisation's OpenID Connect identity provider, where people sign in to authorize a connected app (matched to an active user by verified email); register `<PUBLIC_URL>/external/v1/oauth2/callback` there as the redirect URI. Unset: the demo sign-in while the demo data is loaded, otherwise nobody signs in",
+        expects: 'an absolute https URL (http only for a provider on this machine)',
+        schema: z.string().url().optional(),
+      }),
+      OIDC_CLIENT_ID: variable({
+        description: "the service's client id at that identity provider",
+        expects: 'the client id',
+        schema: z.string().min(1).optional(),
+      }),
+      OIDC_CLIENT_SECRET: variable({
+        description: "the service's client secret at that identity provider",
+        expects: 'the client secret',
+        schema: z.string().min(1).optional(),
+      }),
+    },
+  },
   ingestion: {
     title: 'Ingestion and live updates',
     variables: {
@@ -427,6 +448,12 @@ export function loadConfig<G extends Group>(
       else
         problems.push(`${name} must be ${v.expects} (got ${redactCredentials(String(JSON.stringify(raw)))})`);
     }
+  const oidc = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'].filter((name) => name in config);
+  const oidcSet = oidc.filter((name) => config[name] !== undefined);
+  if (oidcSet.length > 0 && oidcSet.length < oidc.length)
+    problems.push(
+      `OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together (set: ${oidcSet.join(', ')})`,
+    );
   const { DELIVERY_LEASE_MS: lease, DELIVERY_TIMEOUT_MS: timeout } = config;
   if (problems.length === 0 && typeof lease === 'number' && typeof timeout === 'number' && lease <= timeout)
     problems.push(`DELIVERY_LEASE_MS must exceed DELIVERY_TIMEOUT_MS (got ${lease} and ${timeout})`);

@@ -11,11 +11,13 @@ import { ObjectId } from 'mongodb';
 import type Provider from 'oidc-provider';
 import type { Collections } from '../db/collections.js';
 import type { UserDoc } from '../db/documents.js';
+import { hashSecret } from '../domain/viewer.js';
 import { readBody } from '../http/read-body.js';
 import type { Door } from '../http/server.js';
 import type { Logger } from '../logger.js';
-import { INTERACTION_PATH, METADATA_PATH, OAUTH_PATH, SCOPE } from './endpoints.js';
+import { INTERACTION_PATH, METADATA_PATH, OAUTH_PATH, SCOPE, UPSTREAM_CALLBACK_PATH } from './endpoints.js';
 import { consentPage, type DemoAccount, demoSignInPage, messagePage, pageHeaders } from './pages.js';
+import type { UpstreamSettings, UpstreamSignIn } from './upstream.js';
 
 const MAX_FORM_BYTES = 8 * 1024;
 const AUTHORIZE_PATH = `${OAUTH_PATH}/authorize`;
@@ -35,7 +37,12 @@ export interface OAuthDoorOptions {
   publicUrl: () => string;
   /** Who may sign in on the demo page: while the demo data is loaded and no upstream is set. */
   demoAccounts: readonly DemoAccount[];
+  /** The organisation's identity provider (OIDC_*); when set, the only way to sign in. */
+  upstream?: UpstreamSettings | undefined;
 }
+
+/** What an identity provider's answer came to, kept for the sign-in step it returns to. */
+const OUTCOME = 'UpstreamOutcome';
 
 function sendPage(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { ...pageHeaders, 'content-length': Buffer.byteLength(body) });
@@ -81,8 +88,16 @@ export function demoAccountsOf(personas: readonly { email: string; label: string
   return [...accounts.values()];
 }
 
-export function oauthDoors({ collections, logger, publicUrl, demoAccounts }: OAuthDoorOptions): Door[] {
-  let made: Promise<{ op: Provider; serve: ReturnType<Provider['callback']> }> | undefined;
+export function oauthDoors({
+  collections,
+  logger,
+  publicUrl,
+  demoAccounts,
+  upstream,
+}: OAuthDoorOptions): Door[] {
+  let made:
+    | Promise<{ op: Provider; serve: ReturnType<Provider['callback']>; signIn: UpstreamSignIn | undefined }>
+    | undefined;
   const activeUser = async (accountId: string): Promise<UserDoc | null> => {
     if (!ObjectId.isValid(accountId)) return null;
     const user = await collections.users.findOne({ _id: new ObjectId(accountId) });
@@ -90,29 +105,38 @@ export function oauthDoors({ collections, logger, publicUrl, demoAccounts }: OAu
   };
   const provider = () => {
     // Loaded at the first request, not at start: a service nobody authorizes apps on never loads it.
-    made ??= import('./provider.js')
-      .then(({ createProvider }) => createProvider({ collections, issuer: publicUrl(), activeUser }))
-      .then(
-        (op) => {
-          // Its own failures (a 500 it answered): the operators' to see, without the request's secrets.
-          op.on('server_error', (_ctx: unknown, error: Error) =>
-            logger.error({ err: error }, 'the authorization server failed a request'),
-          );
-          return { op, serve: op.callback() };
-        },
-        (error) => {
-          made = undefined; // a database hiccup: made again at the next request
-          throw error;
-        },
-      );
+    made ??= Promise.all([
+      import('./provider.js').then(({ createProvider }) =>
+        createProvider({ collections, issuer: publicUrl(), activeUser }),
+      ),
+      upstream
+        ? import('./upstream.js').then(({ UpstreamSignIn }) =>
+            UpstreamSignIn.discover(upstream, collections, `${publicUrl()}${UPSTREAM_CALLBACK_PATH}`),
+          )
+        : undefined,
+    ]).then(
+      ([op, signIn]) => {
+        // Its own failures (a 500 it answered): the operators' to see, without the request's secrets.
+        op.on('server_error', (_ctx: unknown, error: Error) =>
+          logger.error({ err: error }, 'the authorization server failed a request'),
+        );
+        return { op, serve: op.callback(), signIn };
+      },
+      (error) => {
+        made = undefined; // a database hiccup: made again at the next request
+        throw error;
+      },
+    );
     return made;
   };
-  const demo = new Map(demoAccounts.map((a) => [a.email, a]));
+  // The demo sign-in only while no identity provider is configured.
+  const demo = new Map(upstream ? [] : demoAccounts.map((a) => [a.email, a]));
 
   async function interaction(
     req: IncomingMessage,
     res: ServerResponse,
     op: Provider,
+    signIn: UpstreamSignIn | undefined,
     rest: string,
   ): Promise<void> {
     const [uid, step] = rest.split('/');
@@ -131,13 +155,36 @@ export function oauthDoors({ collections, logger, publicUrl, demoAccounts }: OAu
     const appName = client.clientName ?? client.clientId;
     const action = `${INTERACTION_PATH}${uid}/${details.prompt.name}`;
 
+    // Back from the identity provider (through the callback below): the person it named, if active.
+    if (req.method === 'GET' && step === 'upstream' && details.prompt.name === 'login') {
+      const outcome = await collections.oauth.findOneAndDelete({ _id: `${OUTCOME}:${hashSecret(uid!)}` });
+      const said = outcome?.payload as { email?: string; problem?: string } | undefined;
+      if (!said?.email)
+        throw new PageError(403, 'Not signed in', said?.problem ?? 'Go back to the app and start again.');
+      const user = await collections.users.findOne({ email: said.email });
+      if (user?.status !== 'active')
+        throw new PageError(
+          403,
+          'Not allowed',
+          `No active user has the email ${said.email} here: ask your organisation's account admin. Nothing was granted.`,
+        );
+      return op.interactionFinished(req, res, {
+        login: { accountId: user._id.toHexString(), remember: false },
+      });
+    }
+
     if (req.method === 'GET' && step === undefined) {
       if (details.prompt.name === 'login') {
+        if (signIn) {
+          res.writeHead(303, { location: await signIn.start(uid!), 'cache-control': 'no-store' });
+          res.end();
+          return;
+        }
         if (demo.size === 0)
           throw new PageError(
             501,
             'Sign-in is not set up',
-            'This service signs nobody in yet: its operator has configured no identity provider.',
+            'This service signs nobody in: its operator has configured no identity provider (OIDC_ISSUER).',
           );
         return sendPage(res, 200, demoSignInPage(action, appName, [...demo.values()]));
       }
@@ -199,12 +246,34 @@ export function oauthDoors({ collections, logger, publicUrl, demoAccounts }: OAu
     return op.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
+  /**
+   * The identity provider sends the browser back here: what it said is kept for the sign-in step
+   * of the authorization request, where the browser goes next (its cookie is scoped there).
+   */
+  async function callback(req: IncomingMessage, res: ServerResponse, signIn: UpstreamSignIn): Promise<void> {
+    const outcome = await signIn.finish(new URL(req.url ?? '/', publicUrl()));
+    if (outcome.uid === null)
+      throw new PageError(400, 'This sign-in has ended', 'problem' in outcome ? outcome.problem : '');
+    await collections.oauth.insertOne({
+      _id: `${OUTCOME}:${hashSecret(outcome.uid)}`,
+      model: OUTCOME,
+      payload: 'email' in outcome ? { email: outcome.email } : { problem: outcome.problem },
+      expiresAt: new Date(Date.now() + 10 * 60_000),
+    });
+    res.writeHead(303, {
+      location: `${INTERACTION_PATH}${outcome.uid}/upstream`,
+      'cache-control': 'no-store',
+    });
+    res.end();
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const pathname = (req.url ?? '/').split('?')[0]!;
     try {
-      const { op, serve } = await provider();
+      const { op, serve, signIn } = await provider();
       if (pathname.startsWith(INTERACTION_PATH))
-        return await interaction(req, res, op, pathname.slice(INTERACTION_PATH.length));
+        return await interaction(req, res, op, signIn, pathname.slice(INTERACTION_PATH.length));
+      if (pathname === UPSTREAM_CALLBACK_PATH && signIn) return await callback(req, res, signIn);
       // RFC 8414 metadata is the provider's discovery document, at the path OAuth clients look.
       if (pathname === METADATA_PATH) req.url = '/.well-known/openid-configuration';
       if (pathname === AUTHORIZE_PATH) req.url = withDefaultScope(req.url!);

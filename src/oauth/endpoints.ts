@@ -5,3 +5,5 @@ export const METADATA_PATH = '/.well-known/oauth-authorization-server';
 /** The sign-in and consent pages of one authorization request. */
 export const INTERACTION_PATH = `${OAUTH_PATH}/interaction/`;
 export const SCOPE = 'public_api';
+/** Where the organisation's identity provider sends a person back after signing in (registered there). */
+export const UPSTREAM_CALLBACK_PATH = `${OAUTH_PATH}/callback`;

@@ -1,6 +1,6 @@
 /**
- * The pages a person sees while authorizing an app: sign-in (the demo's, or a link to the
- * organisation's identity provider), consent, and errors. Small, readable without JavaScript or
+ * The pages a person sees while authorizing an app: the demo's sign-in (a real one happens at the
+ * organisation's identity provider, upstream.ts), consent, and errors. Small, readable without JavaScript or
  * styles, forms that post back to the service; door.ts sends them with headers that forbid framing.
  */
 import { type Html, html } from '../http/html.js';
@@ -63,14 +63,6 @@ their organisation's identity provider.</p>
 ${accounts.map((a) => html`<li><button type="submit" name="email" value="${a.email}">${a.email}</button> ${a.label}</li>\n`)}</ul>
 </form>
 <form method="post" action="${action}"><button type="submit" name="cancel" value="1">Cancel</button></form>`,
-  );
-}
-
-export function upstreamSignInPage(location: string, appName: string): string {
-  return page(
-    'Sign in',
-    html`<p>Sign in with your organisation's account to continue to <strong>${appName}</strong>.</p>
-<p><a href="${location}">Continue to sign-in</a></p>`,
   );
 }
 

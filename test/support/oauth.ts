@@ -36,9 +36,9 @@ export function pkce(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-/** A browser: it keeps the service's cookies and follows nothing by itself. */
+/** A browser: it keeps each host's cookies (as browsers do, whatever the port) and follows nothing by itself. */
 export class Browser {
-  private readonly jar = new Map<string, string>();
+  private readonly jars = new Map<string, Map<string, string>>();
 
   constructor(private readonly t: TestApp) {}
 
@@ -46,8 +46,11 @@ export class Browser {
     url: string | URL,
     init: RequestInit & { headers?: Record<string, string> } = {},
   ): Promise<Response> {
-    const cookie = [...this.jar].map(([name, value]) => `${name}=${value}`).join('; ');
-    const res = await fetch(new URL(url, this.t.url), {
+    const target = new URL(url, this.t.url);
+    const jar = this.jars.get(target.hostname) ?? new Map<string, string>();
+    this.jars.set(target.hostname, jar);
+    const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+    const res = await fetch(target, {
       redirect: 'manual',
       ...init,
       headers: { ...(cookie ? { cookie } : {}), ...init.headers },
@@ -55,7 +58,7 @@ export class Browser {
     for (const set of res.headers.getSetCookie()) {
       const [pair] = set.split(';');
       const eq = pair!.indexOf('=');
-      this.jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
     }
     return res;
   }
