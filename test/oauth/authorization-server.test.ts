@@ -401,12 +401,7 @@ describe('refused requests', () => {
 
     const other = await registerApp(t);
     const browser = new Browser(t);
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: other.clientId,
-      redirect_uri: REDIRECT_URI,
-    });
-    let res = await browser.go(`/external/v1/oauth2/authorize?${q}`);
+    let res = await browser.startAuthorization(other.clientId);
     res = await browser.go(res.headers.get('location')!);
     res = await browser.post(formAction(await res.text()), { email: tom });
     res = await browser.go(res.headers.get('location')!);
@@ -421,12 +416,7 @@ describe('refused requests', () => {
   it('a deactivated user cannot sign in', async () => {
     const app = await registerApp(t);
     const browser = new Browser(t);
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: app.clientId,
-      redirect_uri: REDIRECT_URI,
-    });
-    let res = await browser.go(`/external/v1/oauth2/authorize?${q}`);
+    let res = await browser.startAuthorization(app.clientId);
     res = await browser.go(res.headers.get('location')!);
     const page = await res.text();
     expect(page).toContain('Demo sign-in');

@@ -78,12 +78,7 @@ async function signInUpstream(
   name: string,
 ): Promise<{ redirect?: URL; page?: { status: number; text: string } }> {
   const browser = new Browser(t);
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: app.clientId,
-    redirect_uri: REDIRECT_URI,
-  });
-  let res = await browser.go(`/external/v1/oauth2/authorize?${q}`);
+  let res = await browser.startAuthorization(app.clientId);
   for (let step = 0; step < 16; step++) {
     const location = res.headers.get('location');
     if (location) {
@@ -118,13 +113,8 @@ describe('sign-in at the identity provider', () => {
   });
 
   it('offers no demo sign-in while an identity provider is configured', async () => {
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: app.clientId,
-      redirect_uri: REDIRECT_URI,
-    });
     const browser = new Browser(t);
-    const first = await browser.go(`/external/v1/oauth2/authorize?${q}`);
+    const first = await browser.startAuthorization(app.clientId);
     const signIn = await browser.go(first.headers.get('location')!);
     expect(signIn.status).toBe(303);
     expect(signIn.headers.get('location')).toMatch(new RegExp(`^${idpUrl}/`));

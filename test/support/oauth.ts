@@ -63,6 +63,12 @@ export class Browser {
     return res;
   }
 
+  /** Opens an authorization request of `clientId` (a code, to the test's redirect URI). */
+  startAuthorization(clientId: string): Promise<Response> {
+    const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT_URI });
+    return this.go(`/external/v1/oauth2/authorize?${q}`);
+  }
+
   /** Posts a form from the service's own page (its origin), as a browser submitting it would. */
   post(action: string, form: Record<string, string>, origin = this.t.url): Promise<Response> {
     return this.go(action, {
