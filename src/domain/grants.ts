@@ -33,9 +33,18 @@ export async function revokeGrant(
   now = new Date(),
 ): Promise<void> {
   await Promise.all([
-    collections.credentials.updateMany({ grantId, revokedAt: null }, { $set: { revokedAt: now } }),
+    revokeAccessTokens(collections, grantId, now),
     collections.oauth.deleteMany({ grantId }),
   ]);
+}
+
+/** Marks a grant's access tokens revoked: they are credentials, refused within the cache's bound. */
+export async function revokeAccessTokens(
+  collections: Collections,
+  grantId: string,
+  now = new Date(),
+): Promise<void> {
+  await collections.credentials.updateMany({ grantId, revokedAt: null }, { $set: { revokedAt: now } });
 }
 
 /** Revokes every grant of an app (the app is being deleted). */

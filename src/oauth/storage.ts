@@ -18,7 +18,7 @@ import { ObjectId } from 'mongodb';
 import Provider, { errors } from 'oidc-provider';
 import type { Collections } from '../db/collections.js';
 import type { AppDoc, AppKind, CredentialDoc, OAuthRecordDoc } from '../db/documents.js';
-import { revokeGrant } from '../domain/grants.js';
+import { revokeAccessTokens, revokeGrant } from '../domain/grants.js';
 import { countInWindow } from '../domain/rate-limits.js';
 import { hashSecret } from '../domain/viewer.js';
 import { appOfRegistration, clientMetadataOf } from './clients.js';
@@ -193,10 +193,7 @@ class AccessTokenAdapter extends FindsByIdOnly {
   }
 
   override async revokeByGrantId(grantId: string): Promise<void> {
-    await this.collections.credentials.updateMany(
-      { grantId, revokedAt: null },
-      { $set: { revokedAt: new Date() } },
-    );
+    await revokeAccessTokens(this.collections, grantId);
   }
 }
 
