@@ -121,12 +121,19 @@ describe('GraphiQL with the demo data', () => {
       meetings,
     );
 
-    // And the result pane shows it: the admin, a Markdown summary and transcript lines.
+    // And the result pane shows it: the admin, a Markdown summary and, scrolling down, transcript
+    // lines (Monaco renders only the lines in view, and a long summary can push them below it).
     await expect.poll(() => textOf(result), { timeout: 10_000 }).toContain('alice.moreau@acme.test');
     const shown = await textOf(result);
     expect(shown).not.toContain('"errors"');
     expect(shown).toMatch(/"markdownFormatted": "#/);
-    expect(shown).toMatch(/"text": "\S/);
+    await result.hover();
+    await expect
+      .poll(async () => {
+        await page.mouse.wheel(0, 300);
+        return textOf(result);
+      })
+      .toMatch(/"text": "\S/);
 
     expect(foreign, 'GraphiQL must not load anything from outside the server').toEqual([]);
     expect([...pageErrors, ...consoleErrors]).toEqual([]);
