@@ -277,6 +277,11 @@ export function oauthDoors({
       // RFC 8414 metadata is the provider's discovery document, at the path OAuth clients look.
       if (pathname === METADATA_PATH) req.url = '/.well-known/openid-configuration';
       if (pathname === AUTHORIZE_PATH) req.url = withDefaultScope(req.url!);
+      // Every URL it writes (metadata, redirects, cookies' Secure) is the public URL's, never the
+      // Host a request claims: the provider reads these two headers (it runs as behind a proxy).
+      const { host, protocol } = new URL(publicUrl());
+      req.headers['x-forwarded-host'] = host;
+      req.headers['x-forwarded-proto'] = protocol.slice(0, -1);
       await serve(req, res);
     } catch (error) {
       if (!(error instanceof PageError)) throw error;

@@ -184,7 +184,7 @@ export async function createProvider({
     const given = Buffer.from(hashSecret(actual));
     return Promise.resolve(stored.length === given.length && timingSafeEqual(stored, given));
   };
-  // Behind a TLS-terminating proxy the service is reached over https: trust its X-Forwarded-Proto.
-  provider.proxy = secure;
+  // The door sets X-Forwarded-Host and -Proto from the public URL on every request it passes on.
+  provider.proxy = true;
   return provider;
 }

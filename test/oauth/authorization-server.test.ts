@@ -6,6 +6,7 @@
  * ways a grant ends (revocation, the app deleted, a code used twice); self-registration of public
  * clients; and nothing of a token, code or secret stored in clear.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
 import { logLines } from '../support/log-lines.js';
@@ -88,6 +89,24 @@ describe('metadata (RFC 8414)', () => {
     expect(m.token_endpoint_auth_methods_supported).toEqual(
       expect.arrayContaining(['client_secret_post', 'client_secret_basic', 'none']),
     );
+  });
+
+  it('names the public URL’s endpoints whatever Host or X-Forwarded-Host a request claims', async () => {
+    // node:http, not fetch: fetch sends the Host of the URL whatever it is given.
+    const m = await new Promise<Record<string, string>>((resolve, reject) => {
+      const req = request(`${t.url}/.well-known/oauth-authorization-server`, {
+        headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' },
+      });
+      req.on('response', async (res) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of res) chunks.push(chunk as Buffer);
+        resolve(JSON.parse(Buffer.concat(chunks).toString()));
+      });
+      req.on('error', reject).end();
+    });
+    expect(m.issuer).toBe(t.url);
+    expect(m.authorization_endpoint).toBe(`${t.url}/external/v1/oauth2/authorize`);
+    expect(m.token_endpoint).toBe(`${t.url}/external/v1/oauth2/token`);
   });
 });
 
