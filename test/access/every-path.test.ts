@@ -550,7 +550,8 @@ beforeAll(async () => {
   // their own and shared meetings, a user of another organisation on an individual plan) authorize
   // an app through the authorization server (sign-in and consent); each token joins the matrix as
   // that user's connected app. One more, of a deleted app, joins the refused keys. (Every persona
-  // twice made this file half as long again, and too slow for CI's two suites at once.)
+  // twice made this file half as long again, and too slow for CI's two suites at once; every demo
+  // user's token is compared with their key on the read paths by token-personas.test.ts.)
   const app = await registerApp(t);
   const withTokens = ['account admin', 'member: own meetings + CRM', 'external user (Globex)'];
   for (const persona of active.filter((p) => withTokens.includes(p.label))) {
