@@ -3,6 +3,7 @@
  * of its command counters, after one unmeasured call (a client calling repeatedly finds its key
  * and the page's names cached). The ceiling has no database: null.
  */
+import type { Child } from './ipc.js';
 import { fetchOnce, type LoadRequest } from './load.js';
 import type { Target } from './report.js';
 import type { Servers } from './servers.js';
@@ -21,14 +22,23 @@ export async function commandsPerRequest(
   times = 3,
 ): Promise<CommandsPerRequest | null> {
   if (target === 'ceiling') return null;
-  const { url, child } = servers.server(target);
+  return commandsOf(servers.server(target), request, times, target);
+}
+
+/** The same, of any server process that counts its commands (bench/service.ts). */
+export async function commandsOf(
+  { url, child }: { url: string; child: Child },
+  request: LoadRequest,
+  times = 3,
+  name = child.name,
+): Promise<CommandsPerRequest> {
   // Counted warm, as a client calling repeatedly sees it: the first call of a while also
   // recognises the key and reads the names the page shows, which the next calls reuse.
   await fetchOnce(url, request);
   const before = await child.stats();
   for (let i = 0; i < times; i++) {
     const answer = await fetchOnce(url, request);
-    if (answer.status !== 200) throw new Error(`${target} answered ${answer.status} to ${request.path}`);
+    if (answer.status !== 200) throw new Error(`${name} answered ${answer.status} to ${request.path}`);
   }
   const after = await child.stats();
   const byName: Record<string, number> = {};

@@ -88,6 +88,16 @@ export interface PageSizes {
   byName100: Record<string, number>;
 }
 
+/** Database commands of one request with a warm API key and with a warm OAuth token of the same user. */
+export interface CredentialCost {
+  request: string;
+  /** Null where a key has no equivalent (the token endpoint). */
+  apiKey: number | null;
+  token: number;
+  byNameApiKey: Record<string, number>;
+  byNameToken: Record<string, number>;
+}
+
 export interface TargetCheck {
   name: string;
   status: 'PASS' | 'FAIL' | 'SKIPPED';
@@ -122,6 +132,8 @@ export interface BenchReport {
   search?: SearchResult[];
   /** A 200 MB file streamed to 5 clients through a download link (absent when it did not run). */
   media?: MediaResult;
+  /** OAuth tokens against API keys (absent when it did not run). */
+  credentials?: CredentialCost[];
   /** The engine scenario (absent when it did not run). */
   engine?: EngineScenarioReport;
   targets: TargetCheck[];
@@ -238,6 +250,13 @@ export function formatReport(report: BenchReport): string {
       `Media: ${m.fileMb} MB to ${m.clients} clients at once through a download link: ${fixed(m.seconds, 1)} s, ` +
         `${fixed(m.mbPerSecond, 0)} MB/s in all; the service's RSS ${fixed(m.rssBeforeMb, 0)} MB, +${fixed(m.rssGrowthMb, 1)} MB at most`,
     );
+  }
+  if (report.credentials?.length) {
+    out.push('', 'Commands per request, a warm API key and a warm OAuth token of the same user (demo data):');
+    for (const c of report.credentials)
+      out.push(
+        `  ${c.request.padEnd(40)} key ${fixed(c.apiKey, 1).padStart(4)}  token ${fixed(c.token, 1).padStart(4)}`,
+      );
   }
   if (report.engine) out.push('', formatEngineScenario(report.engine));
   out.push('');

@@ -24,9 +24,10 @@ export function gatherReport(
   const search = rows.flatMap((r) => r.search ?? []);
   const media = rows.find((r) => r.media)?.media;
   const engine = rows.find((r) => r.engine)?.engine;
+  const credentials = rows.flatMap((r) => r.credentials ?? []);
   const targets = [
     ...rows.flatMap((r) => r.targets ?? []),
-    ...serviceTargets({ scenarios, pageSizes, fanout, search, media }),
+    ...serviceTargets({ scenarios, pageSizes, fanout, search, media, credentials }),
   ];
   return {
     version: 1,
@@ -56,6 +57,7 @@ export function gatherReport(
     search,
     media,
     engine,
+    credentials,
     targets,
     problems: rows.flatMap((r) => r.problems ?? []),
   };

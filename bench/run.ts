@@ -15,6 +15,7 @@ import { engine } from './scenarios/engine.js';
 import { fanout } from './scenarios/fanout.js';
 import { graphql, graphqlBrotli } from './scenarios/graphql.js';
 import { media } from './scenarios/media.js';
+import { oauth } from './scenarios/oauth.js';
 import { restIncludePageSizes, restListPageSizes } from './scenarios/page-sizes.js';
 import { restInclude, restIncludeBrotli } from './scenarios/rest-include.js';
 import { restList } from './scenarios/rest-list.js';
@@ -26,6 +27,7 @@ import { type Servers, startServers } from './servers.js';
 /** Every scenario, in the order they run (those with processes of their own first). */
 const scenarios: readonly Scenario[] = [
   engine,
+  oauth,
   restList,
   restInclude,
   restIncludeBrotli,

@@ -2,7 +2,7 @@
  * The service's targets (issue 14, "Done when"), each PASS or FAIL with its figure; `npm run bench`
  * exits non-zero when one fails. A target whose scenario did not run (`--only`) is left out.
  */
-import type { BenchReport, PageSizes, ScenarioReport, TargetCheck } from './report.js';
+import type { BenchReport, CredentialCost, PageSizes, ScenarioReport, TargetCheck } from './report.js';
 
 export const limits = {
   /** Database commands of one authenticated REST page, page sizes 10 and 100. */
@@ -23,7 +23,7 @@ export const limits = {
   mediaRssGrowthMb: 50,
 } as const;
 
-type Report = Pick<BenchReport, 'scenarios' | 'pageSizes' | 'fanout' | 'search' | 'media'>;
+type Report = Pick<BenchReport, 'scenarios' | 'pageSizes' | 'fanout' | 'search' | 'media' | 'credentials'>;
 
 const check = (name: string, pass: boolean, detail: string): TargetCheck => ({
   name,
@@ -39,7 +39,21 @@ export function serviceTargets(report: Report): TargetCheck[] {
     ...rssTargets(report.scenarios),
     ...searchTargets(report.search ?? []),
     ...(report.media ? [mediaTarget(report.media)] : []),
+    ...credentialTargets(report.credentials ?? []),
   ];
+}
+
+/** Issue 30: a warm OAuth token costs no more commands than a warm API key, request for request. */
+function credentialTargets(credentials: readonly CredentialCost[]): TargetCheck[] {
+  return credentials
+    .filter((c) => c.apiKey !== null)
+    .map((c) =>
+      check(
+        `${c.request}: a warm OAuth token costs no more database commands than a warm API key`,
+        c.token <= c.apiKey!,
+        `token ${c.token} ${JSON.stringify(c.byNameToken)}, key ${c.apiKey} ${JSON.stringify(c.byNameApiKey)}`,
+      ),
+    );
 }
 
 function mediaTarget(media: NonNullable<Report['media']>): TargetCheck {

@@ -11,7 +11,15 @@ import type { Servers } from '../servers.js';
 export type ScenarioRows = Partial<
   Pick<
     BenchReport,
-    'scenarios' | 'pageSizes' | 'fanout' | 'search' | 'media' | 'engine' | 'targets' | 'problems'
+    | 'scenarios'
+    | 'pageSizes'
+    | 'fanout'
+    | 'search'
+    | 'media'
+    | 'engine'
+    | 'credentials'
+    | 'targets'
+    | 'problems'
   >
 >;
 

@@ -4,7 +4,12 @@
  * (cookies kept, forms posted from the page's origin), and calls the token endpoint.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { keyOf, type TestApp } from './app.js';
+import { authHeaders, keyOf } from './app.js';
+
+/** Where the service answers: a test app, or a process the bench started. */
+export interface Service {
+  url: string;
+}
 
 export const REDIRECT_URI = 'https://app.example/callback';
 
@@ -15,18 +20,22 @@ export interface RegisteredApp {
 
 /** Registers an app as the demo account admin (or `asKey`). */
 export async function registerApp(
-  t: TestApp,
+  t: Service,
   kind: 'CONFIDENTIAL' | 'PUBLIC' = 'CONFIDENTIAL',
   redirectUris = [REDIRECT_URI],
   asKey = keyOf('account admin'),
 ): Promise<RegisteredApp> {
-  const res = await t.graphql(
-    `mutation($i: RegisterAppInput!) { registerApp(input: $i) { clientSecret app { clientId } } }`,
-    { i: { name: `Test app ${kind.toLowerCase()}`, redirectUris, kind } },
-    asKey,
-  );
-  if (res.body.errors) throw new Error(`registerApp failed: ${JSON.stringify(res.body.errors)}`);
-  const { clientSecret, app } = res.body.data.registerApp;
+  const res = await fetch(`${t.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...authHeaders(asKey) },
+    body: JSON.stringify({
+      query: 'mutation($i: RegisterAppInput!) { registerApp(input: $i) { clientSecret app { clientId } } }',
+      variables: { i: { name: `Test app ${kind.toLowerCase()}`, redirectUris, kind } },
+    }),
+  });
+  const body = (await res.json()) as { data?: any; errors?: unknown[] };
+  if (body.errors) throw new Error(`registerApp failed: ${JSON.stringify(body.errors)}`);
+  const { clientSecret, app } = body.data.registerApp;
   return { clientId: app.clientId, clientSecret };
 }
 
@@ -40,7 +49,7 @@ export function pkce(): { verifier: string; challenge: string } {
 export class Browser {
   private readonly jars = new Map<string, Map<string, string>>();
 
-  constructor(private readonly t: TestApp) {}
+  constructor(private readonly t: Service) {}
 
   async go(
     url: string | URL,
@@ -108,7 +117,7 @@ export function formAction(page: string): string {
 }
 
 /** Runs an authorization request to its end: signs in and answers consent when asked. */
-export async function authorize(t: TestApp, o: AuthorizeOptions): Promise<Authorized> {
+export async function authorize(t: Service, o: AuthorizeOptions): Promise<Authorized> {
   const browser = o.browser ?? new Browser(t);
   const query = new URLSearchParams({
     response_type: 'code',
@@ -153,7 +162,7 @@ export interface TokenAnswer {
 
 /** POSTs to the token endpoint (form-encoded); `basic` sends the client's credentials as HTTP Basic. */
 export async function token(
-  t: TestApp,
+  t: Service,
   form: Record<string, string>,
   basic?: { clientId: string; clientSecret: string },
 ): Promise<TokenAnswer> {
@@ -169,7 +178,7 @@ export async function token(
 }
 
 /** Exchanges a code for tokens as a confidential app (secret in the form, as the SDK sends it). */
-export function exchange(t: TestApp, app: RegisteredApp, code: string, extra: Record<string, string> = {}) {
+export function exchange(t: Service, app: RegisteredApp, code: string, extra: Record<string, string> = {}) {
   return token(t, {
     grant_type: 'authorization_code',
     code,
@@ -181,7 +190,7 @@ export function exchange(t: TestApp, app: RegisteredApp, code: string, extra: Re
 }
 
 /** The status of GET /external/v1/meetings with a bearer token. */
-export async function restStatus(t: TestApp, accessToken: string, query = ''): Promise<number> {
+export async function restStatus(t: Service, accessToken: string, query = ''): Promise<number> {
   const res = await fetch(`${t.url}/external/v1/meetings${query}`, {
     headers: { authorization: `Bearer ${accessToken}` },
   });
@@ -190,7 +199,7 @@ export async function restStatus(t: TestApp, accessToken: string, query = ''): P
 }
 
 /** Waits (up to 5 s) for a token to be refused: revocation shows within the credential cache's bound. */
-export async function refusedSoon(t: TestApp, accessToken: string): Promise<boolean> {
+export async function refusedSoon(t: Service, accessToken: string): Promise<boolean> {
   for (const started = Date.now(); Date.now() - started < 5000; ) {
     if ((await restStatus(t, accessToken)) === 401) return true;
     await new Promise((r) => setTimeout(r, 100));
