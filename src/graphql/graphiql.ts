@@ -161,6 +161,45 @@ mutation CreateWebhook {
 }
 `;
 
+// Connected apps: the registration runs here; the rest of the flow is a browser and curl.
+const appTab = `# Connected apps (OAuth 2.0): an account
+# admin registers an app, whose secret is
+# shown this once. Then open in a browser
+#   /external/v1/oauth2/authorize
+#     ?response_type=code&state=1
+#     &client_id=<clientId>
+#     &redirect_uri=<a redirect URI>
+# sign in, allow, and copy the code from
+# the address the browser is sent to:
+#   curl <this server>/external/v1/
+#     oauth2/token
+#     -d grant_type=authorization_code
+#     -d code=<code>
+#     -d redirect_uri=<the same URI>
+#     -d client_id=<clientId>
+#     -d client_secret=<clientSecret>
+# Its access_token goes in a header
+#   Authorization: Bearer <access_token>
+# on both doors. apps lists the apps;
+# deleteApp(clientId:) removes one.
+mutation RegisterApp {
+  registerApp(input: {
+    name: "My CRM"
+    redirectUris: [
+      "http://127.0.0.1:9999/callback"
+    ]
+    kind: CONFIDENTIAL
+  }) {
+    clientSecret
+    app {
+      clientId
+      name
+      redirectUris
+    }
+  }
+}
+`;
+
 const downloadTab = `# Downloads: a recording's media (its
 # video, or its audio) through a signed
 # link that works for a day, to whoever
@@ -238,6 +277,7 @@ export function graphiqlOptions({ apiKey, downloadableRecordingId }: GraphiQLSet
       { query: pagingTab, variables: pagingVariables, headers },
       { query: searchTab, variables: searchVariables, headers },
       { query: webhookTab, headers },
+      { query: appTab, headers },
       {
         query: downloadTab,
         variables: JSON.stringify({ recordingId: downloadableRecordingId ?? null }, null, 2),

@@ -18,6 +18,7 @@ const tabNames = [
   'MeetingPage',
   'SearchMeetings',
   'CreateWebhook',
+  'RegisterApp',
   'Download',
   'ContentReady',
 ];
