@@ -7,7 +7,7 @@
  * clients; and nothing of a token, code or secret stored in clear.
  */
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
 import { logLines } from '../support/log-lines.js';
 import {
@@ -430,6 +430,61 @@ describe('refused requests', () => {
     const forged = await browser.post(consent, { decision: 'allow' }, 'https://evil.example');
     expect(forged.status).toBe(403);
     expect(forged.headers.get('location')).toBeNull();
+  });
+
+  it('a consent form posted again once the sign-in ended is refused, and nothing more is granted', async () => {
+    const app = await registerApp(t);
+    const browser = new Browser(t);
+    let res = await browser.startAuthorization(app.clientId);
+    res = await browser.go(res.headers.get('location')!);
+    res = await browser.post(formAction(await res.text()), { email: tom });
+    res = await browser.go(res.headers.get('location')!);
+    res = await browser.go(res.headers.get('location')!);
+    const consent = formAction(await res.text());
+    res = await browser.post(consent, { decision: 'allow' });
+    res = await browser.go(res.headers.get('location')!); // back to the authorization request
+    expect(new URL(res.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+    const replayed = await browser.post(consent, { decision: 'allow' });
+    expect(replayed.status).toBe(400);
+    expect(replayed.headers.get('location')).toBeNull();
+    expect(await replayed.text()).toContain('This sign-in has ended');
+    const grants = await t.app.database.collections.oauth.countDocuments({
+      model: 'Grant',
+      clientId: app.clientId,
+    });
+    expect(grants).toBe(1);
+  });
+
+  it('an expired code is invalid_grant', async () => {
+    const app = await registerApp(t);
+    const { redirect } = await authorize(t, { clientId: app.clientId, email: tom });
+    // Eleven minutes later, by the clock the authorization server reads (codes live ten).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 11 * 60_000);
+      const late = await exchange(t, app, redirect.searchParams.get('code')!);
+      expect(late.status).toBe(400);
+      expect(late.body.error).toBe('invalid_grant');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a refresh token of another app is invalid_grant, and stays its own app’s to use', async () => {
+    const mine = await registerApp(t);
+    const theirs = await registerApp(t);
+    const tokens = await tokensFor(mine);
+    const refreshAs = (app: RegisteredApp) =>
+      token(t, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: app.clientId,
+        client_secret: app.clientSecret!,
+      });
+    const stolen = await refreshAs(theirs);
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.error).toBe('invalid_grant');
+    expect((await refreshAs(mine)).status).toBe(200);
   });
 
   it('a deactivated user cannot sign in', async () => {
