@@ -42,6 +42,16 @@ async function tokensFor(app: RegisteredApp, email = tom) {
   return answer.body as { access_token: string; refresh_token: string; expires_in: number; scope: string };
 }
 
+/** Signs Tom in for `clientId` in `browser`, up to the consent page: its form's action. */
+async function consentFormOf(browser: Browser, clientId: string): Promise<string> {
+  let res = await browser.startAuthorization(clientId);
+  res = await browser.go(res.headers.get('location')!);
+  res = await browser.post(formAction(await res.text()), { email: tom });
+  res = await browser.go(res.headers.get('location')!);
+  res = await browser.go(res.headers.get('location')!);
+  return formAction(await res.text());
+}
+
 describe('cost', () => {
   it('a request with a warm access token costs the database what the same request with a warm API key costs', async () => {
     // Caches that outlive the test: "warm" must not depend on how long a moment is.
@@ -420,12 +430,7 @@ describe('refused requests', () => {
 
     const other = await registerApp(t);
     const browser = new Browser(t);
-    let res = await browser.startAuthorization(other.clientId);
-    res = await browser.go(res.headers.get('location')!);
-    res = await browser.post(formAction(await res.text()), { email: tom });
-    res = await browser.go(res.headers.get('location')!);
-    res = await browser.go(res.headers.get('location')!);
-    const consent = formAction(await res.text());
+    const consent = await consentFormOf(browser, other.clientId);
     expect(consent).toMatch(/\/consent$/);
     const forged = await browser.post(consent, { decision: 'allow' }, 'https://evil.example');
     expect(forged.status).toBe(403);
@@ -435,15 +440,10 @@ describe('refused requests', () => {
   it('a consent form posted again once the sign-in ended is refused, and nothing more is granted', async () => {
     const app = await registerApp(t);
     const browser = new Browser(t);
-    let res = await browser.startAuthorization(app.clientId);
-    res = await browser.go(res.headers.get('location')!);
-    res = await browser.post(formAction(await res.text()), { email: tom });
-    res = await browser.go(res.headers.get('location')!);
-    res = await browser.go(res.headers.get('location')!);
-    const consent = formAction(await res.text());
-    res = await browser.post(consent, { decision: 'allow' });
-    res = await browser.go(res.headers.get('location')!); // back to the authorization request
-    expect(new URL(res.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+    const consent = await consentFormOf(browser, app.clientId);
+    const allowed = await browser.post(consent, { decision: 'allow' });
+    const resumed = await browser.go(allowed.headers.get('location')!); // back to the authorization request
+    expect(new URL(resumed.headers.get('location')!).searchParams.get('code')).toBeTruthy();
     const replayed = await browser.post(consent, { decision: 'allow' });
     expect(replayed.status).toBe(400);
     expect(replayed.headers.get('location')).toBeNull();
