@@ -6,40 +6,31 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorStatus } from '../src/domain/errors.js';
+import type { DoorName } from '../src/domain/viewer.js';
 import { schema } from '../src/graphql/schema/index.js';
 import type { GraphQLServer } from '../src/graphql/yoga.js';
 import { PrecompressedPage } from '../src/http/compression.js';
 import { readBody } from '../src/http/read-body.js';
 import { clientGone, sendJson } from '../src/http/respond.js';
+import { type GraphQLErrorJson, NoGraphQLResult, runDocument } from '../src/http/run-document.js';
 import type { Door, RequestInfo } from '../src/http/server.js';
 import type { Logger } from '../src/logger.js';
 import { loadOperations, type Operation, operationOf } from './documents.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { badRequest, decodeBody, decodeParams, RestError } from './params.js';
-import type { RestInput, Route } from './route.js';
+import type { RestInput, RestResult, Route } from './route.js';
 import { routes as defaultRoutes } from './routes.js';
 
 export const REST_PREFIX = '/external/v1';
 export const MAX_BODY_BYTES = 64 * 1024;
-
-/** Headers of the GraphQL answer that the REST answer carries too. */
-const forwardedHeaders = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after'];
 
 export interface RestDoorOptions {
   graphql: GraphQLServer;
   logger: Logger;
   /** The route table; the default is the whole of /external/v1. */
   routes?: readonly Route[];
-}
-
-interface GraphQLErrorJson {
-  message: string;
-  extensions?: { code?: string; http?: { status?: number } };
-}
-
-interface GraphQLResult {
-  data?: Record<string, unknown> | null;
-  errors?: GraphQLErrorJson[];
+  /** Runs the routes (shared with the MCP door); by default one of its own over `routes`. */
+  runner?: RouteRunner;
 }
 
 function isJsonContentType(value: string | undefined): boolean {
@@ -80,41 +71,21 @@ function splitUrl(url: string): { pathname: string; search: URLSearchParams } {
   };
 }
 
-function credentialHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const name of ['x-api-key', 'authorization']) {
-    const value = req.headers[name];
-    if (typeof value === 'string') headers[name] = value;
-    else if (Array.isArray(value) && value[0] !== undefined) headers[name] = value[0];
-  }
-  return headers;
-}
-
 /** What the door's functions share, built once by createRestDoor. */
 interface RestDoorContext {
-  graphql: GraphQLServer;
   logger: Logger;
   routes: readonly Route[];
-  /** Each route's GraphQL documents by name, parsed and validated at start. */
-  operationsByRoute: ReadonlyMap<Route, ReadonlyMap<string, Operation>>;
+  runner: RouteRunner;
   /** The OpenAPI document, compressed once (at start, off the event loop) with an ETag. */
   openApi: Promise<PrecompressedPage>;
 }
 
 export function createRestDoor(options: RestDoorOptions): Door {
   const routes = options.routes ?? defaultRoutes;
-  // Fail fast: every document parses and validates, and every route's documents exist.
-  const operations = loadOperations(schema);
   const door: RestDoorContext = {
-    graphql: options.graphql,
     logger: options.logger,
     routes,
-    operationsByRoute: new Map(
-      routes.map((route) => [
-        route,
-        new Map(route.operations.map((name) => [name, operationOf(operations, name)] as const)),
-      ]),
-    ),
+    runner: options.runner ?? new RouteRunner(options.graphql, options.logger, routes),
     openApi: PrecompressedPage.create(
       JSON.stringify(buildOpenApiDocument(routes)),
       'application/json; charset=utf-8',
@@ -123,54 +94,61 @@ export function createRestDoor(options: RestDoorOptions): Door {
   return { path: `${REST_PREFIX}/`, handler: (req, res, info) => handleRestRequest(door, req, res, info) };
 }
 
-/** Runs a route's GraphQL document through Yoga, as if it had been posted to /graphql. */
-async function runOperation(
-  door: RestDoorContext,
-  operation: Operation,
-  variables: Record<string, unknown>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  info: RequestInfo,
-): Promise<{ result: GraphQLResult; headers: Record<string, string> }> {
-  let handedOver: GraphQLResult | undefined;
-  const response = await door.graphql.fetch(
-    'http://internal/graphql',
-    {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/graphql-response+json',
-        'x-request-id': info.requestId,
-        ...credentialHeaders(req),
-      },
-      body: JSON.stringify({ query: operation.source, variables, operationName: operation.operationName }),
-    },
-    {
-      requestId: info.requestId,
-      // What /graphql's node adapter would give: load shedding holds its share until `res` closes.
-      req,
-      res,
-      handOver: (result) => {
-        handedOver = result as GraphQLResult;
-      },
-    },
-  );
-  const headers: Record<string, string> = {};
-  for (const name of forwardedHeaders) {
-    const value = response.headers.get(name);
-    if (value !== null) headers[name] = value;
-  }
-  const text = await response.text();
-  if (handedOver) return { result: handedOver, headers };
-  // Refused before execution (e.g. by a limit): Yoga serialised the errors itself.
-  try {
-    return { result: JSON.parse(text) as GraphQLResult, headers };
-  } catch {
-    door.logger.error(
-      { status: response.status, body: text.slice(0, 500) },
-      'GraphQL answered the REST door without JSON',
+/** Who a route runs for: the HTTP exchange its credentials and load-shedding share come from. */
+export interface RouteCall {
+  req: IncomingMessage;
+  res: ServerResponse;
+  info: RequestInfo;
+  /** The door it came through, when not REST (the MCP door runs the same routes). */
+  door?: DoorName;
+}
+
+/**
+ * Runs a route with its decoded input: its GraphQL document through Yoga, then its REST answer.
+ * The REST door decodes HTTP into that input; the MCP door decodes a tool's arguments.
+ * A refusal is a RestError (a GraphQL error's status, or a logged 500).
+ */
+export class RouteRunner {
+  /** Each route's GraphQL documents by name, parsed and validated at start. */
+  private readonly operationsByRoute: ReadonlyMap<Route, ReadonlyMap<string, Operation>>;
+
+  constructor(
+    private readonly graphql: GraphQLServer,
+    private readonly logger: Logger,
+    routes: readonly Route[] = defaultRoutes,
+  ) {
+    // Fail fast: every document parses and validates, and every route's documents exist.
+    const operations = loadOperations(schema);
+    this.operationsByRoute = new Map(
+      routes.map((route) => [
+        route,
+        new Map(route.operations.map((name) => [name, operationOf(operations, name)] as const)),
+      ]),
     );
-    throw new RestError(500, 'Internal server error', headers);
+  }
+
+  async run(
+    route: Route,
+    input: RestInput<unknown, unknown, unknown>,
+    call: RouteCall,
+  ): Promise<{ answer: RestResult; headers: Record<string, string> }> {
+    const graphqlCall = route.graphql(input);
+    const operation = this.operationsByRoute.get(route)?.get(graphqlCall.operation);
+    if (!operation)
+      throw new Error(`${route.operationId} ran ${graphqlCall.operation}, which it does not declare`);
+    let ran: Awaited<ReturnType<typeof runDocument>>;
+    try {
+      ran = await runDocument(this.graphql, operation, graphqlCall.variables, call);
+    } catch (error) {
+      if (!(error instanceof NoGraphQLResult)) throw error;
+      this.logger.error({ err: error }, 'GraphQL answered a route without JSON');
+      throw new RestError(500, 'Internal server error');
+    }
+    const { result, headers } = ran;
+    const firstError = result.errors?.[0];
+    if (firstError) throw restErrorOf(this.logger, firstError, headers);
+    if (!result.data) throw restErrorOf(this.logger, { message: 'GraphQL returned no data' }, headers);
+    return { answer: route.respond(result.data, input), headers };
   }
 }
 
@@ -215,14 +193,7 @@ async function serveRoute(
       ? decodeBody(route.body, route.bodyOptional && !hasBody(req) ? {} : await readJsonBody(req))
       : {},
   };
-  const call = route.graphql(input);
-  const operation = door.operationsByRoute.get(route)?.get(call.operation);
-  if (!operation) throw new Error(`${route.operationId} ran ${call.operation}, which it does not declare`);
-  const { result, headers } = await runOperation(door, operation, call.variables, req, res, info);
-  const firstError = result.errors?.[0];
-  if (firstError) throw restErrorOf(door.logger, firstError, headers);
-  if (!result.data) throw restErrorOf(door.logger, { message: 'GraphQL returned no data' }, headers);
-  const answer = route.respond(result.data, input);
+  const { answer, headers } = await door.runner.run(route, input, { req, res, info });
   if (answer.body === undefined) {
     res.writeHead(answer.status, headers);
     res.end();

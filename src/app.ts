@@ -22,6 +22,7 @@ import { MediaLinks } from './domain/media-links.js';
 import { OutboxHint } from './domain/outbox.js';
 import { ReferenceCache } from './domain/reference-cache.js';
 import { presentsIngestionToken } from './domain/viewer.js';
+import { AuthThrottle } from './graphql/auth-throttle.js';
 import type { ResolverServices } from './graphql/context.js';
 import { createDirectory } from './graphql/loaders.js';
 import { createGraphQLServer } from './graphql/yoga.js';
@@ -134,16 +135,18 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   // With the demo data, GraphiQL and the REST reference's "Try it out" start with the account
   // admin's key: the first request just runs.
   const demoKey = demoLoaded ? demoPersonas.find((p) => p.label === 'account admin')?.apiKey : undefined;
+  const credentials = new CredentialCache(
+    database.collections,
+    { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
+    { ttlMs: config.CREDENTIAL_CACHE_MS, organisationTtlMs: config.DIRECTORY_CACHE_MS, usage },
+  );
+  const authThrottle = new AuthThrottle(config.AUTH_FAILURES_PER_MINUTE);
   const graphql = createGraphQLServer({
     collections: database.collections,
     logger,
     corsOrigins: config.CORS_ORIGINS,
     rateLimits: rateLimitPolicyOf(config),
-    credentials: new CredentialCache(
-      database.collections,
-      { ingestTokenSha256: config.INGEST_TOKEN_SHA256 },
-      { ttlMs: config.CREDENTIAL_CACHE_MS, organisationTtlMs: config.DIRECTORY_CACHE_MS, usage },
-    ),
+    credentials,
     directory: createDirectory(database.collections, { ttlMs: config.DIRECTORY_CACHE_MS }),
     contentCache:
       config.CONTENT_CACHE_MB > 0 ? new ContentCache(config.CONTENT_CACHE_MB * 1_000_000) : undefined,
@@ -158,7 +161,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
       databaseReachable: () => database.reachable(),
     },
     onRateLimited: (bucket) => metrics.rateLimitedRequests.inc({ bucket }),
-    authFailuresPerMinute: config.AUTH_FAILURES_PER_MINUTE,
+    authThrottle,
     maxBodyBytes: config.GRAPHQL_MAX_BODY_BYTES,
     uploads: {
       maxUploadBytes: config.GRAPHQL_MAX_UPLOAD_MB * 1024 * 1024,

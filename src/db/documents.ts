@@ -81,6 +81,8 @@ export interface CredentialDoc {
   clientId?: string;
   /** An OAuth access token's: what the authorization server keeps of it (src/oauth/storage.ts). */
   oauth?: Record<string, unknown>;
+  /** An OAuth access token issued for the MCP door (resource `<public URL>/mcp`); absent: REST and GraphQL. */
+  audience?: 'mcp';
   /** When the database may drop it (TTL index): set on OAuth access tokens only. */
   purgeAt?: Date;
 }

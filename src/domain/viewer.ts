@@ -18,7 +18,26 @@ export interface Viewer {
   via: CredentialKind;
   /** The key or token used: rate limits count per credential. */
   credentialId: ObjectId;
+  /** A connected app's token issued for the MCP door (RFC 8707): it opens that door only. */
+  audience?: 'mcp';
 }
+
+/** The doors a credential may open: REST and GraphQL (`api`), or MCP. */
+export type DoorName = 'api' | 'mcp';
+
+/**
+ * Whether the viewer's credential opens `door`: an API key opens every door; a connected app's
+ * token only the one it was issued for, so a token an agent holds cannot be replayed on the REST
+ * door, nor the reverse.
+ */
+export function opensDoor(viewer: Viewer, door: DoorName): boolean {
+  return viewer.via !== 'connected_app' || (viewer.audience === 'mcp') === (door === 'mcp');
+}
+
+export const wrongDoorMessage = (door: DoorName): string =>
+  door === 'mcp'
+    ? 'This token was issued for the REST and GraphQL doors: an MCP client asks for one with resource=<the service URL>/mcp (RFC 8707).'
+    : 'This token was issued for the MCP door (/mcp): ask for one without a resource parameter for the REST and GraphQL doors.';
 
 /** The one way a secret is stored and looked up: hex SHA-256 (keys, tokens, the service token). */
 export function hashSecret(secret: string): string {
@@ -124,5 +143,7 @@ export async function authenticate(
   if (user?.status !== 'active') throw new DomainError('UNAUTHENTICATED', refusedCredentialMessage);
   const org = await organisationOf(user.orgId);
   if (!org) throw new DomainError('UNAUTHENTICATED', refusedCredentialMessage);
-  return { viewer: { user, org, via: credential.kind, credentialId: credential._id } };
+  const viewer: Viewer = { user, org, via: credential.kind, credentialId: credential._id };
+  if (credential.audience) viewer.audience = credential.audience;
+  return { viewer };
 }

@@ -30,6 +30,17 @@ export class AuthThrottle {
     );
   }
 
+  /** Runs a recognition for `source`: refused at once while throttled; a refusal counts. */
+  async guard<T>(source: string, recognise: () => Promise<T>): Promise<T> {
+    this.check(source);
+    try {
+      return await recognise();
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') this.failed(source);
+      throw error;
+    }
+  }
+
   failed(source: string): void {
     const now = this.now();
     const entry = this.failures.get(source);

@@ -11,11 +11,18 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Collections } from '../db/collections.js';
 import type { ContentCache } from '../domain/content-cache.js';
 import type { CredentialCache } from '../domain/credential-cache.js';
+import { DomainError } from '../domain/errors.js';
 import type { Bucket, RateLimitPolicy } from '../domain/rate-limits.js';
-import { type PresentedCredential, presentedCredential } from '../domain/viewer.js';
+import {
+  type DoorName,
+  opensDoor,
+  type PresentedCredential,
+  presentedCredential,
+  wrongDoorMessage,
+} from '../domain/viewer.js';
 import type { Logger } from '../logger.js';
 import { type AdmissionPolicy, admission, type ShedReason } from './admission.js';
-import { AuthThrottle } from './auth-throttle.js';
+import type { AuthThrottle } from './auth-throttle.js';
 import { type BodyLimits, bodyLimit } from './body-limit.js';
 import type { GraphQLContext, ResolverServices } from './context.js';
 import { domainErrorOf } from './errors.js';
@@ -35,6 +42,8 @@ export interface ServerContext extends InProcessCaller {
   /** The node request and response (Yoga's node adapter adds them; the REST door passes its own). */
   req?: IncomingMessage;
   res?: ServerResponse;
+  /** The door a request came through, when not REST or GraphQL: what a token must be issued for. */
+  door?: DoorName;
 }
 
 export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
@@ -54,8 +63,8 @@ export function createGraphQLServer(options: {
   /** The process's event-loop delay and the database's reachability (default: never overloaded). */
   overload?: Overload;
   onRateLimited?: (bucket: Bucket) => void;
-  /** Refused credentials one source address may send per minute before it is refused outright. */
-  authFailuresPerMinute: number;
+  /** Refused credentials per source address (shared with the MCP door, which recognises them too). */
+  authThrottle: AuthThrottle;
   /** Largest request body (checked on Content-Length before reading, counted while reading). */
   maxBodyBytes: number;
   /** Largest GraphQL multipart request of a caller that may upload media (the ingestion service). */
@@ -65,16 +74,8 @@ export function createGraphQLServer(options: {
 }): GraphQLServer {
   const { collections, logger, services } = options;
   const overload = options.overload ?? neverOverloaded;
-  const throttle = new AuthThrottle(options.authFailuresPerMinute);
-  async function authenticateThrottled(presented: PresentedCredential, source: string) {
-    throttle.check(source);
-    try {
-      return await options.credentials.recognise(presented);
-    } catch (error) {
-      if (domainErrorOf(error)?.code === 'UNAUTHENTICATED') throttle.failed(source);
-      throw error;
-    }
-  }
+  const authenticateThrottled = (presented: PresentedCredential, source: string) =>
+    options.authThrottle.guard(source, () => options.credentials.recognise(presented));
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -145,6 +146,9 @@ export function createGraphQLServer(options: {
         ? await authenticateThrottled(presented, req?.socket.remoteAddress ?? 'unknown')
         : undefined;
       const viewer = caller && 'viewer' in caller ? caller.viewer : undefined;
+      const door = initial.door ?? 'api';
+      if (viewer && !opensDoor(viewer, door))
+        throw new DomainError('UNAUTHENTICATED', wrongDoorMessage(door));
       return {
         collections,
         viewer,

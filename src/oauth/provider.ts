@@ -7,6 +7,7 @@
  * response (RFC 9207). Its state is the service's database (storage.ts); sign-in and consent are
  * the service's own pages (interactions.ts).
  */
+
 import { generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Collections } from '../db/collections.js';
@@ -14,6 +15,7 @@ import type { UserDoc } from '../db/documents.js';
 import { newClientId, redirectUriProblem } from '../domain/apps.js';
 import { serviceKey } from '../domain/service-keys.js';
 import { hashSecret } from '../domain/viewer.js';
+import { MCP_PATH } from '../mcp/endpoints.js';
 import { INTERACTION_PATH, OAUTH_PATH, SCOPE } from './endpoints.js';
 import { messagePage, pageHeaders } from './pages.js';
 import { oauthAdapterFactory } from './storage.js';
@@ -50,7 +52,8 @@ export async function createProvider({
   activeUser,
 }: ProviderOptions): Promise<Provider> {
   const cookieKey = Buffer.from(await serviceKey(collections, 'oauthCookies')).toString('base64url');
-  const adapterOf = oauthAdapterFactory(collections);
+  const mcpResource = `${issuer}${MCP_PATH}`;
+  const adapterOf = oauthAdapterFactory(collections, mcpResource);
   const secure = issuer.startsWith('https:');
   const configuration: Configuration = {
     // oidc-provider constructs an adapter per model: a constructor returning ours.
@@ -100,7 +103,8 @@ export async function createProvider({
       },
       resourceIndicators: {
         enabled: true,
-        // A token asked for without `resource` is for the REST and GraphQL doors.
+        // A token asked for without `resource` is for the REST and GraphQL doors; with
+        // `resource=<issuer>/mcp`, for the MCP door only (RFC 8707).
         defaultResource: () => issuer,
         useGrantedResource: () => true,
         getResourceServerInfo: (ctx, resource) => {
@@ -110,13 +114,15 @@ export async function createProvider({
             .filter((scope) => scope && scope !== SCOPE);
           if (unknown.length > 0)
             throw new errors.InvalidScope(`the only scope is ${SCOPE}`, unknown.join(' '));
-          if (resource !== issuer)
-            throw new errors.InvalidTarget(`the only resource is ${issuer} (the REST and GraphQL doors)`);
+          if (resource !== issuer && resource !== mcpResource)
+            throw new errors.InvalidTarget(
+              `the resources are ${issuer} (the REST and GraphQL doors) and ${mcpResource} (the MCP door)`,
+            );
           return {
             scope: SCOPE,
             accessTokenFormat: 'opaque',
             accessTokenTTL: ACCESS_TOKEN_TTL,
-            audience: issuer,
+            audience: resource,
           };
         },
       },

@@ -152,6 +152,7 @@ class AccessTokenAdapter extends FindsByIdOnly {
   constructor(
     private readonly collections: Collections,
     private readonly appOf: (clientId: string) => Promise<AppDoc | null>,
+    private readonly mcpResource: string,
   ) {
     super();
   }
@@ -176,6 +177,7 @@ class AccessTokenAdapter extends FindsByIdOnly {
       oauth: withoutJti(payload),
     };
     if (expiresAt) credential.purgeAt = expiresAt;
+    if (payload.aud === this.mcpResource) credential.audience = 'mcp';
     await this.collections.credentials.insertOne(credential); // saved once, when issued
   }
 
@@ -250,11 +252,15 @@ class ClientAdapter extends FindsByIdOnly {
 }
 
 /** oidc-provider's `adapter` option: one adapter per model, over the service's collections. */
-export function oauthAdapterFactory(collections: Collections): (model: string) => OAuthAdapter {
+export function oauthAdapterFactory(
+  collections: Collections,
+  /** The MCP door's resource: a token whose audience it is opens that door only. */
+  mcpResource: string,
+): (model: string) => OAuthAdapter {
   const appOf = (clientId: string) => collections.apps.findOne({ clientId });
   const appKindOf = async (clientId: string) => (await appOf(clientId))?.kind;
   return (model) => {
-    if (model === 'AccessToken') return new AccessTokenAdapter(collections, appOf);
+    if (model === 'AccessToken') return new AccessTokenAdapter(collections, appOf, mcpResource);
     if (model === 'Client') return new ClientAdapter(collections);
     return new RecordAdapter(collections, model, appKindOf);
   };

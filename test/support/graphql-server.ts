@@ -10,6 +10,7 @@ import { ContentReadyFeed } from '../../src/domain/content-ready-feed.js';
 import { CredentialCache } from '../../src/domain/credential-cache.js';
 import { OutboxHint } from '../../src/domain/outbox.js';
 import { ReferenceCache } from '../../src/domain/reference-cache.js';
+import { AuthThrottle } from '../../src/graphql/auth-throttle.js';
 import { createDirectory } from '../../src/graphql/loaders.js';
 import { createGraphQLServer, type GraphQLServer } from '../../src/graphql/yoga.js';
 import { createLogger } from '../../src/logger.js';
@@ -24,7 +25,7 @@ export function testGraphQLServer(
     corsOrigins: [],
     rateLimits: { limits: { general: 1000, heavy: 1000, download: 1000 }, windowSeconds: 60 },
     admission: { heavyPerCredential: 1000, budgetBytes: 1e12 },
-    authFailuresPerMinute: 1_000_000,
+    authThrottle: new AuthThrottle(1_000_000),
     credentials: new CredentialCache(collections, {}, { ttlMs: 0 }),
     directory: createDirectory(collections),
     maxBodyBytes: loadConfig({}).GRAPHQL_MAX_BODY_BYTES,
