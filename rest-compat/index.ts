@@ -9,4 +9,5 @@ export {
 } from './door.js';
 export { API_KEY_SCHEME, buildOpenApiDocument } from './openapi.js';
 export { RestError } from './params.js';
+export type { Route } from './route.js';
 export { routes } from './routes.js';

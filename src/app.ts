@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import type { Worker } from 'node:worker_threads';
 import { type EmbeddedMongo, startEmbeddedMongo, startEmbeddedMongoThread } from '@meetings/embedded-mongo';
-import { createRestDoor } from '../rest-compat/index.js';
+import { createRestDoor, RouteRunner } from '../rest-compat/index.js';
 import { demoDataset, demoMedia, demoPersonas, loadDataset } from '../seeds/index.js';
 import { type Config, rateLimitPolicyOf } from './config.js';
 import { commandCollection, connectDatabase, type Database } from './db/connection.js';
@@ -35,6 +35,7 @@ import { restReferenceDoors } from './http/rest-reference.js';
 import { closeGracefully, createHttpServer, listen } from './http/server.js';
 import type { Logger } from './logger.js';
 import { LoopDelay } from './loop-delay.js';
+import { mcpDoors } from './mcp/door.js';
 import { demoAccountsOf, oauthDoors } from './oauth/door.js';
 
 export interface App {
@@ -170,6 +171,8 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     },
     graphiql: demoLoaded ? { apiKey: demoKey, downloadableRecordingId: demoFiles[0]?.recordingId } : {},
   });
+  // The route table's runner, shared by the REST door and the MCP door (whose tools are routes).
+  const runner = new RouteRunner(graphql, logger);
   const server = createHttpServer(
     [
       ...operationalDoors(database, metrics),
@@ -189,7 +192,15 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
               }
             : undefined,
       }),
-      createRestDoor({ graphql, logger }),
+      ...mcpDoors({
+        runner,
+        credentials,
+        authThrottle,
+        logger,
+        publicUrl: () => publicUrl,
+        version: serviceVersion(),
+      }),
+      createRestDoor({ graphql, logger, runner }),
       mediaDoor(database.media, mediaLinks),
       ...restReferenceDoors({ apiKey: demoKey }),
       homeDoor({ version: serviceVersion(), demoPersonas: demoLoaded ? demoPersonas : undefined }),

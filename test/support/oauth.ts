@@ -94,6 +94,8 @@ export interface AuthorizeOptions {
   email: string;
   redirectUri?: string;
   scope?: string;
+  /** RFC 8707: the resource the token is for (the MCP door's URL); none: REST and GraphQL. */
+  resource?: string;
   state?: string;
   challenge?: string;
   /** What the person answers on the consent page. */
@@ -126,6 +128,7 @@ export async function authorize(t: Service, o: AuthorizeOptions): Promise<Author
     state: o.state ?? 'state-1',
   });
   if (o.scope !== undefined) query.set('scope', o.scope);
+  if (o.resource !== undefined) query.set('resource', o.resource);
   if (o.challenge) {
     query.set('code_challenge', o.challenge);
     query.set('code_challenge_method', 'S256');

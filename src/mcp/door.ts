@@ -1,0 +1,214 @@
+/**
+ * The MCP door, /mcp: the Model Context Protocol over Streamable HTTP (the official SDK's
+ * web-standard handler, stateless: each request gets a server of its own), on the service's own
+ * node:http server. It is an OAuth protected resource (RFC 9728): a request without a credential
+ * is answered 401 with where to find the authorization server; a connected app's token must have
+ * been issued for this door (RFC 8707), an API key works too. Its tools are REST routes (tools.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import type { RouteCall, RouteRunner } from '../../rest-compat/index.js';
+import type { CredentialCache } from '../domain/credential-cache.js';
+import { type DomainError, errorStatus } from '../domain/errors.js';
+import { opensDoor, presentedCredential, wrongDoorMessage } from '../domain/viewer.js';
+import type { AuthThrottle } from '../graphql/auth-throttle.js';
+import { domainErrorOf } from '../graphql/errors.js';
+import { readBody } from '../http/read-body.js';
+import { sendJson } from '../http/respond.js';
+import type { Door, RequestInfo } from '../http/server.js';
+import type { Logger } from '../logger.js';
+import { SCOPE } from '../oauth/endpoints.js';
+import { MCP_PATH, MCP_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_PATH } from './endpoints.js';
+import { runTool, tools } from './tools.js';
+
+/** A JSON-RPC request or a batch of them: tool arguments are small. */
+export const MAX_MCP_BODY_BYTES = 256 * 1024;
+
+export interface McpDoorOptions {
+  runner: RouteRunner;
+  credentials: CredentialCache;
+  authThrottle: AuthThrottle;
+  logger: Logger;
+  publicUrl: () => string;
+  version: string;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const headerOf = (req: IncomingMessage) => ({
+  get: (name: string) => {
+    const value = req.headers[name];
+    return (Array.isArray(value) ? value[0] : value) ?? null;
+  },
+});
+
+export function mcpDoors(options: McpDoorOptions): Door[] {
+  const { runner, credentials, authThrottle, logger, publicUrl } = options;
+  const resourceMetadataUrl = () => `${publicUrl()}${MCP_RESOURCE_METADATA_PATH}`;
+  // What a 401 says (RFC 6750 §3, RFC 9728 §5.1): where to learn how to get a token.
+  const challenge = (error?: string, description?: string) => ({
+    'www-authenticate': [
+      'Bearer',
+      error ? ` error="${error}", error_description="${description?.replaceAll('"', "'")}",` : '',
+      ` resource_metadata="${resourceMetadataUrl()}", scope="${SCOPE}"`,
+    ].join(''),
+  });
+
+  /** Each request's own server: its tools run for that request's credential. */
+  const handler = createMcpHandler(
+    ({ authInfo }) => {
+      const call = authInfo?.extra?.call as RouteCall;
+      const server = new McpServer(
+        { name: 'meetings', title: 'Meetings', version: options.version },
+        {
+          instructions:
+            'Recorded meetings the signed-in person may see: list and filter them, then read a recording’s summary or transcript by its recording_id.',
+        },
+      );
+      for (const tool of tools)
+        server.registerTool(
+          tool.name,
+          {
+            title: tool.title,
+            description: tool.description,
+            inputSchema: tool.inputSchema,
+            outputSchema: tool.outputSchema,
+            annotations: { readOnlyHint: true, openWorldHint: false },
+          },
+          (args: Record<string, unknown>) => runTool(runner, tool, args, call),
+        );
+      return server;
+    },
+    {
+      legacy: 'stateless',
+      responseMode: 'json',
+      maxRequestBodySize: MAX_MCP_BODY_BYTES,
+      onerror: (error) => logger.debug({ err: error }, 'mcp request refused'),
+    },
+  );
+
+  /** Who may come in: a credential this door accepts, recognised as the other doors recognise it. */
+  async function admit(req: IncomingMessage): Promise<{ credentialId: string; clientId: string }> {
+    let presented: ReturnType<typeof presentedCredential>;
+    try {
+      presented = presentedCredential(headerOf(req));
+    } catch (error) {
+      throw new Refusal(
+        401,
+        (error as Error).message,
+        challenge('invalid_request', (error as Error).message),
+      );
+    }
+    if (!presented)
+      throw new Refusal(
+        401,
+        `Sign in first: this door takes an OAuth token for ${publicUrl()}${MCP_PATH} (see ${resourceMetadataUrl()}), or an API key in X-Api-Key.`,
+        challenge(),
+      );
+    let caller: Awaited<ReturnType<CredentialCache['recognise']>>;
+    try {
+      caller = await authThrottle.guard(req.socket.remoteAddress ?? 'unknown', () =>
+        credentials.recognise(presented),
+      );
+    } catch (error) {
+      const domain = domainErrorOf(error);
+      if (domain?.code === 'UNAUTHENTICATED')
+        throw new Refusal(401, domain.message, challenge('invalid_token', domain.message));
+      if (domain) throw refusalOf(domain);
+      throw error;
+    }
+    if (!('viewer' in caller)) throw new Refusal(403, 'The ingestion service’s token reads nothing.');
+    if (!opensDoor(caller.viewer, 'mcp'))
+      throw new Refusal(401, wrongDoorMessage('mcp'), challenge('invalid_token', wrongDoorMessage('mcp')));
+    return { credentialId: caller.viewer.credentialId.toHexString(), clientId: caller.viewer.via };
+  }
+
+  async function serve(req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> {
+    try {
+      const origin = req.headers.origin;
+      // DNS rebinding (the MCP transport's warning): a browser page of another site may not call in.
+      if (origin !== undefined && origin !== new URL(publicUrl()).origin)
+        throw new Refusal(403, `Requests from ${origin} are not accepted.`);
+      const admitted = await admit(req);
+      const method = req.method ?? 'GET';
+      const body =
+        method === 'POST'
+          ? await readBody(
+              req,
+              MAX_MCP_BODY_BYTES,
+              () => new Refusal(413, `The body may be at most ${MAX_MCP_BODY_BYTES / 1024} KiB.`),
+            )
+          : undefined;
+      const aborted = new AbortController();
+      res.on('close', () => aborted.abort());
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers))
+        if (typeof value === 'string') headers.set(name, value);
+      const request = new Request(`${publicUrl()}${MCP_PATH}`, {
+        method,
+        headers,
+        body: body && new Uint8Array(body),
+        signal: aborted.signal,
+      });
+      const response = await handler.fetch(request, {
+        authInfo: {
+          token: admitted.credentialId, // not the secret: the tools run with the request's own headers
+          clientId: admitted.clientId,
+          scopes: [SCOPE],
+          extra: { call: { req, res, info } satisfies RouteCall },
+        },
+      });
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (response.body) await streamTo(Readable.fromWeb(response.body as never), res);
+      else res.end();
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      await sendJson(res, error.status, { error: error.message }, error.headers);
+    }
+  }
+
+  const metadata = (_req: IncomingMessage, res: ServerResponse) =>
+    sendJson(
+      res,
+      200,
+      {
+        resource: `${publicUrl()}${MCP_PATH}`,
+        authorization_servers: [publicUrl()],
+        scopes_supported: [SCOPE],
+        bearer_methods_supported: ['header'],
+        resource_name: 'Meetings (MCP)',
+      },
+      { 'cache-control': 'public, max-age=3600' },
+    );
+
+  return [
+    { path: MCP_PATH, handler: serve },
+    { path: PROTECTED_RESOURCE_PATH, handler: metadata },
+    { path: MCP_RESOURCE_METADATA_PATH, handler: metadata },
+  ];
+}
+
+function refusalOf(error: DomainError): Refusal {
+  const retry = error.retryAfterSeconds;
+  return new Refusal(errorStatus[error.code], error.message, retry ? { 'retry-after': String(retry) } : {});
+}
+
+function streamTo(source: Readable, res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    source.on('error', () => res.destroy());
+    res.on('close', () => {
+      source.destroy();
+      resolve();
+    });
+    source.pipe(res);
+  });
+}

@@ -1,0 +1,247 @@
+/**
+ * The MCP door as an agent meets it through the official MCP client (Client and its Streamable
+ * HTTP transport): the tools it lists, each tool's answer against the REST door's for the same
+ * persona, refusals an agent can act on, and the door's protection (RFC 9728 metadata, the 401
+ * challenge, tokens bound to their door by RFC 8707).
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authHeaders, keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { authorize, exchange, registerApp } from '../support/oauth.js';
+
+let t: TestApp;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await t.close();
+});
+
+/** The official client, connected to /mcp with `credential` (an API key, or `Bearer <token>`). */
+async function agent(credential: string): Promise<Client> {
+  const client = new Client({ name: 'test-agent', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+      requestInit: { headers: authHeaders(credential) },
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+async function rest(credential: string, path: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${t.url}/external/v1${path}`, { headers: authHeaders(credential) });
+  return { status: res.status, body: await res.json() };
+}
+
+/** A tool's answer: its structured content, or its refusal's text. */
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const result = await client.callTool({ name, arguments: args });
+  const text = (result.content as { type: string; text: string }[])[0]?.text ?? '';
+  return result.isError ? { error: text } : { content: result.structuredContent as any, text };
+}
+
+async function tokenFor(email: string, resource?: string): Promise<string> {
+  const app = await registerApp(t);
+  const { redirect } = await authorize(t, { clientId: app.clientId, email, resource });
+  const answer = await exchange(t, app, redirect.searchParams.get('code')!, resource ? { resource } : {});
+  expect(answer.status).toBe(200);
+  return `Bearer ${answer.body.access_token}`;
+}
+
+describe('tools', () => {
+  it('lists every tool with a description, an input schema and an output schema', async () => {
+    const { tools } = await (await agent(keyOf('account admin'))).listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'get_meeting_summary',
+      'get_meeting_transcript',
+      'list_meeting_types',
+      'list_meetings',
+      'list_team_members',
+      'list_teams',
+    ]);
+    for (const tool of tools) {
+      expect(tool.description?.length, tool.name).toBeGreaterThan(40);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+    }
+    const listMeetings = tools.find((tool) => tool.name === 'list_meetings')!;
+    expect(Object.keys(listMeetings.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['cursor', 'limit', 'created_after', 'recorded_by', 'teams']),
+    );
+    expect(Object.keys(listMeetings.inputSchema.properties ?? {})).not.toContain('include_transcript');
+  });
+
+  // Two personas who see different meetings: the account admin (all of Acme) and a member who sees
+  // only their own and what is shared with them.
+  describe.each(['account admin', 'member: own meetings + CRM'])('as the %s', (persona) => {
+    const key = keyOf(persona);
+
+    it('answers each list as the REST door does, page after page', async () => {
+      const client = await agent(key);
+      for (const [tool, path] of [
+        ['list_teams', '/teams'],
+        ['list_team_members', '/team_members'],
+        ['list_meeting_types', '/meeting_types'],
+        ['list_meetings', '/meetings'],
+      ] as const) {
+        let cursor: string | undefined;
+        do {
+          const byTool = await call(client, tool, { limit: 7, ...(cursor ? { cursor } : {}) });
+          const byRest = await rest(key, `${path}?limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+          expect(byRest.status).toBe(200);
+          expect(byTool.content, `${tool} ${cursor ?? ''}`).toEqual(byRest.body);
+          cursor = byRest.body.next_cursor ?? undefined;
+        } while (cursor);
+      }
+      const filtered = await call(client, 'list_meetings', { teams: ['Sales'], limit: 100 });
+      expect(filtered.content).toEqual((await rest(key, '/meetings?teams[]=Sales&limit=100')).body);
+    });
+
+    it('answers a recording’s transcript and summary as the REST door does, and "not found" alike', async () => {
+      const client = await agent(key);
+      const all = await t.app.database.collections.meetings
+        .find({}, { projection: { recordingId: 1 } })
+        .toArray();
+      const seen = new Set<number>();
+      for (const { recordingId } of all.filter((_, i) => i % 8 === 0))
+        for (const kind of ['transcript', 'summary'] as const) {
+          const byRest = await rest(key, `/recordings/${recordingId}/${kind}`);
+          const byTool = await call(client, `get_meeting_${kind}`, { recording_id: recordingId });
+          if (byRest.status === 200) {
+            expect(byTool.content).toEqual(byRest.body);
+            seen.add(recordingId);
+          } else {
+            expect(byRest.status).toBe(404);
+            expect(byTool).toEqual({ error: byRest.body.error });
+          }
+        }
+      expect(seen.size).toBeGreaterThan(0);
+      expect(seen.size).toBeLessThan(Math.ceil(all.length / 8));
+    });
+  });
+
+  it('writes a transcript as readable lines and a summary as its Markdown', async () => {
+    const client = await agent(keyOf('account admin'));
+    const { items } = (await call(client, 'list_meetings', { limit: 1 })).content;
+    const id = items[0].recording_id;
+    const transcript = await call(client, 'get_meeting_transcript', { recording_id: id });
+    const first = transcript.content.transcript[0];
+    expect(transcript.text?.split('\n')[0]).toBe(
+      `[${first.timestamp}] ${first.speaker.display_name}: ${first.text}`,
+    );
+    const summary = await call(client, 'get_meeting_summary', { recording_id: id });
+    expect(summary.text).toBe(summary.content.summary.markdown_formatted);
+  });
+});
+
+describe('refusals', () => {
+  it('an unknown tool, or arguments its schema refuses, are errors naming what is wrong', async () => {
+    const client = await agent(keyOf('account admin'));
+    const unknown = await client
+      .callTool({ name: 'delete_everything', arguments: {} })
+      .catch((e: Error) => e);
+    expect(String(unknown)).toMatch(/delete_everything/);
+    const bad = await client
+      .callTool({ name: 'list_meetings', arguments: { limit: 1000 } })
+      .catch((e: Error) => e);
+    expect(JSON.stringify(bad)).toMatch(/limit/);
+    const notANumber = await client
+      .callTool({ name: 'get_meeting_summary', arguments: { recording_id: 'abc' } })
+      .catch((e: Error) => e);
+    expect(JSON.stringify(notANumber)).toMatch(/recording_id/);
+  });
+
+  it('a cursor of another list is refused with the REST door’s message', async () => {
+    const client = await agent(keyOf('account admin'));
+    const { next_cursor } = (await call(client, 'list_teams', { limit: 1 })).content;
+    const mixed = await call(client, 'list_meetings', { cursor: next_cursor });
+    expect(mixed).toEqual({
+      error: (await rest(keyOf('account admin'), `/meetings?cursor=${next_cursor}`)).body.error,
+    });
+  });
+
+  it('a body over the limit is 413, before anything runs', async () => {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...authHeaders(keyOf('account admin')),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(300_000) } }]),
+    });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error).toMatch(/at most/);
+  });
+});
+
+describe('protection', () => {
+  it('describes itself as a protected resource (RFC 9728), under both well-known paths', async () => {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-protected-resource',
+    ]) {
+      const res = await fetch(`${t.url}${path}`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({
+        resource: `${t.url}/mcp`,
+        authorization_servers: [t.url],
+        scopes_supported: ['public_api'],
+      });
+    }
+    const server = await (await fetch(`${t.url}/.well-known/oauth-authorization-server`)).json();
+    expect(server.issuer).toBe(t.url);
+  });
+
+  it('answers 401 with the challenge naming the metadata, without a credential or with a bad one', async () => {
+    const bare = await fetch(`${t.url}/mcp`, { method: 'POST', body: '{}' });
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp", scope="public_api"`,
+    );
+    const forged = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer mct_not_a_token_at_all_0000000000' },
+      body: '{}',
+    });
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata=/,
+    );
+  });
+
+  it('takes a token issued for it (resource=/mcp), which REST and GraphQL refuse; refuses theirs', async () => {
+    const forMcp = await tokenFor('tom.baker@acme.test', `${t.url}/mcp`);
+    const client = await agent(forMcp);
+    const byTool = await call(client, 'list_teams', {});
+    expect(byTool.content).toEqual((await rest(keyOf('team admin (Sales)'), '/teams')).body);
+    expect((await rest(forMcp, '/teams')).status).toBe(401);
+    expect((await rest(forMcp, '/teams')).body.error).toMatch(/issued for the MCP door/);
+    expect((await t.graphql('{ viewer { email } }', {}, forMcp)).status).toBe(401);
+
+    const forRest = await tokenFor('tom.baker@acme.test');
+    expect((await rest(forRest, '/teams')).status).toBe(200);
+    const refused = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: authHeaders(forRest),
+      body: '{}',
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    expect((await refused.json()).error).toMatch(/resource=/);
+  });
+
+  it('refuses a page of another site (DNS rebinding)', async () => {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: { ...authHeaders(keyOf('account admin')), origin: 'https://evil.example' },
+      body: '{}',
+    });
+    expect(res.status).toBe(403);
+  });
+});
