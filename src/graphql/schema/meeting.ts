@@ -187,8 +187,10 @@ function refuseListedContentForApps(context: GraphQLContext, info: GraphQLResolv
     throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include summary.');
   if (selected.has('transcript'))
     throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include transcript.');
-  // Matches quote summaries and transcripts.
-  if (selectedFieldNames(info, ['edges']).has('matches'))
+  // Matches quote summaries and transcripts: a few sentences per meeting, which an agent's search
+  // on the MCP door is for (its token opens no other door); an app's token on REST and GraphQL
+  // reads them one recording at a time like the rest.
+  if (viewerOf(context).audience !== 'mcp' && selectedFieldNames(info, ['edges']).has('matches'))
     throw new DomainError('BAD_USER_INPUT', 'OAuth users are not allowed to include search matches.');
 }
 
