@@ -17,7 +17,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/domain/' },
       to: {
-        path: '^(src/(graphql|representation|delivery|http|oauth)/|src/app\\.ts$|src/cli/|rest-compat/|seeds/)',
+        path: '^(src/(graphql|representation|delivery|http|oauth|mcp)/|src/app\\.ts$|src/cli/|rest-compat/|seeds/)',
       },
     },
     {
@@ -26,7 +26,7 @@ module.exports = {
         'GraphQL is the implementation both doors share; it gets what it needs through its context, not from the REST door, the delivery worker, the HTTP server or the seeder.',
       severity: 'error',
       from: { path: '^src/graphql/' },
-      to: { path: '^(src/(delivery|http|representation|oauth)/|rest-compat/|seeds/)' },
+      to: { path: '^(src/(delivery|http|representation|oauth|mcp)/|rest-compat/|seeds/)' },
     },
     {
       name: 'oauth-is-a-door',
@@ -36,6 +36,21 @@ module.exports = {
       from: { path: '^(src/(delivery|representation)/|rest-compat/)' },
       // Where it answers is public: the OpenAPI document names its endpoints.
       to: { path: '^src/oauth/', pathNot: '^src/oauth/endpoints\\.ts$' },
+    },
+    {
+      name: 'mcp-is-a-door',
+      comment:
+        'The MCP door runs the REST door\'s routes and documents of its own through GraphQL; nothing else builds on it but the composition root. The authorization server knows where it answers (the resource its tokens may be for).',
+      severity: 'error',
+      from: { path: '^(src/(delivery|representation|oauth|http|db)/|rest-compat/)' },
+      to: { path: '^src/mcp/', pathNot: '^src/mcp/endpoints\\.ts$' },
+    },
+    {
+      name: 'mcp-never-reads-the-database',
+      comment: 'Like the REST door, the MCP door only runs GraphQL documents.',
+      severity: 'error',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/db/' },
     },
     {
       name: 'rest-compat-never-reads-the-database',

@@ -21,7 +21,7 @@ Load
   --rounds N              rounds per scenario: each measures every server in turn for duration/N
                           seconds; each server's median round is reported (default 3)
   --warmup S              seconds of warm-up of each server before a scenario's first round (default 2)
-  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, search, media, fanout, engine, oauth
+  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, search, media, fanout, engine, oauth, mcp
                           (rest-include and graphql also run once with Accept-Encoding: br, as
                           rest-include-br and graphql-br, against the service and the direct
                           handler only: the ceiling serves identity bytes; or name those ids alone)

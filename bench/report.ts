@@ -216,7 +216,7 @@ export function formatReport(report: BenchReport): string {
   out.push('');
   for (const s of report.scenarios) {
     out.push(
-      `  ${s.name}: ${s.request.method} ${s.request.path} — ${s.responseBytes} bytes; direct vs service: ${s.equality}`,
+      `  ${s.name}: ${s.request.method} ${s.request.path} — ${s.responseBytes} bytes; ${s.equality.startsWith('as ') ? 'answers' : 'direct vs service:'} ${s.equality}`,
     );
   }
   for (const f of report.fanout.filter((phase) => phase.status === 'measured')) {

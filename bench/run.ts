@@ -14,6 +14,7 @@ import { gatherReport, writeReport } from './run-report.js';
 import { engine } from './scenarios/engine.js';
 import { fanout } from './scenarios/fanout.js';
 import { graphql, graphqlBrotli } from './scenarios/graphql.js';
+import { mcp } from './scenarios/mcp.js';
 import { media } from './scenarios/media.js';
 import { oauth } from './scenarios/oauth.js';
 import { restIncludePageSizes, restListPageSizes } from './scenarios/page-sizes.js';
@@ -29,6 +30,7 @@ const scenarios: readonly Scenario[] = [
   engine,
   oauth,
   restList,
+  mcp,
   restInclude,
   restIncludeBrotli,
   graphql,

@@ -40,6 +40,21 @@ export function serviceTargets(report: Report): TargetCheck[] {
     ...searchTargets(report.search ?? []),
     ...(report.media ? [mediaTarget(report.media)] : []),
     ...credentialTargets(report.credentials ?? []),
+    ...mcpTargets(report.scenarios),
+  ];
+}
+
+/** Issue 31: a tool call costs no more commands than the REST request it mirrors (its rate shown beside). */
+function mcpTargets(scenarios: readonly ScenarioReport[]): TargetCheck[] {
+  const tool = scenarios.find((s) => s.id === 'mcp')?.results.service;
+  const page = scenarios.find((s) => s.id === 'rest-list')?.results.service;
+  if (!tool || !page || tool.commandsPerRequest === null || page.commandsPerRequest === null) return [];
+  return [
+    check(
+      'MCP list_meetings: no more database commands than REST GET /meetings',
+      tool.commandsPerRequest <= page.commandsPerRequest,
+      `${tool.commandsPerRequest} vs ${page.commandsPerRequest} commands; ${tool.rps.toFixed(1)} vs ${page.rps.toFixed(1)} req/s (${(tool.rps / page.rps).toFixed(2)}x the REST door, median rounds)`,
+    ),
   ];
 }
 

@@ -26,6 +26,11 @@ export interface MeasuredRequest {
   request: LoadRequest;
   /** Default: the service, the direct baseline and the ceiling. */
   targets?: readonly Target[];
+  /**
+   * For a request the direct baseline does not serve (another door's): the service's answer to
+   * `request` is the one to match, once `answerOf` has taken the content out of this one.
+   */
+  sameAs?: { name: string; request: LoadRequest; answerOf: (body: Buffer) => unknown };
 }
 
 export type LoadScenario = Scenario & {
@@ -81,13 +86,20 @@ async function measureUnderLoad(
   const problems: string[] = [];
   log(`\n${scenario.name} (${run.elapsed()})`);
   const fromService = await fetchOnce(server('service').url, scenario.request);
-  const fromDirect = await fetchOnce(server('direct').url, scenario.request);
   if (fromService.status !== 200)
     throw new Error(
       `the service answered ${fromService.status}: ${fromService.body.toString().slice(0, 500)}`,
     );
+  const { sameAs } = scenario;
+  const fromDirect = sameAs ? fromService : await fetchOnce(server('direct').url, scenario.request);
   let equality: string;
-  if (fromService.body.equals(fromDirect.body)) equality = 'byte-identical';
+  if (sameAs) {
+    const other = await fetchOnce(server('service').url, sameAs.request);
+    const difference = firstDifference(sameAs.answerOf(fromService.body), JSON.parse(other.body.toString()));
+    equality = `as ${sameAs.name}: ${equalityOf(difference, 'deep-equal')}`;
+    if (equality.includes('MISMATCH'))
+      problems.push(`${scenario.name}: does not answer like ${sameAs.name} (${difference})`);
+  } else if (fromService.body.equals(fromDirect.body)) equality = 'byte-identical';
   else {
     const difference = firstDifference(
       JSON.parse(fromService.body.toString()),
@@ -100,7 +112,7 @@ async function measureUnderLoad(
         `${scenario.name}: the direct baseline does not answer like the service (${difference}); its ratio is not comparable`,
       );
   }
-  log(`  ${fromService.body.length} bytes; direct vs service: ${equality}`);
+  log(`  ${fromService.body.length} bytes; ${sameAs ? 'answers ' : 'direct vs service: '}${equality}`);
   for (const peer of (scenario.targets ?? []).filter((t) => (peers as readonly Target[]).includes(t))) {
     const answer = await fetchOnce(server(peer).url, scenario.request);
     const difference =

@@ -3,10 +3,12 @@
  * keys (when the demo dataset is loaded), and every error a client can meet. Browsers (an Accept
  * that names text/html) get HTML; everything else, `curl` included, gets the same index as JSON.
  */
+
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { REST_PREFIX } from '../../rest-compat/index.js';
 import type { DemoPersona } from '../../seeds/index.js';
+import { MCP_RESOURCE_METADATA_PATH } from '../mcp/endpoints.js';
 import { PrecompressedPage } from './compression.js';
 import { graphqlErrorCodes, restErrorStatuses } from './error-catalog.js';
 import { Html, html } from './html.js';
@@ -35,7 +37,8 @@ const about =
   'A GraphQL API for recorded meetings (transcripts, summaries, action items, highlights, CRM ' +
   'matches), teams, users and webhooks, with a REST compatibility layer that speaks the public ' +
   '/external/v1 API. Both doors run through one implementation: each REST endpoint is a GraphQL ' +
-  'document executed by the same pipeline, so authentication, visibility and limits are the same.';
+  'document executed by the same pipeline, so authentication, visibility and limits are the same; ' +
+  'so is the MCP door for AI agents, whose tools are those documents too.';
 
 const links = [
   {
@@ -61,6 +64,12 @@ const links = [
     href: '/.well-known/oauth-authorization-server',
     title: 'OAuth metadata',
     what: 'connected apps: the authorization server (account admins register apps with GraphQL registerApp)',
+  },
+  {
+    name: 'mcp',
+    href: MCP_RESOURCE_METADATA_PATH,
+    title: 'MCP door',
+    what: 'AI agents: /mcp serves the Model Context Protocol (this link: how an MCP client gets access; any client needs only the /mcp URL)',
   },
   { name: 'healthz', href: '/healthz', title: '/healthz', what: 'liveness: the process answers' },
   {

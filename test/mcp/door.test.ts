@@ -5,7 +5,7 @@
  * challenge, tokens bound to their door by RFC 8707).
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authHeaders, keyOf, startTestApp, type TestApp } from '../support/app.js';
 import { authorize, exchange, registerApp } from '../support/oauth.js';
 
@@ -232,7 +232,60 @@ describe('refusals', () => {
   });
 });
 
+describe('clients of the 2025 revisions', () => {
+  /** A JSON-RPC request as a 2025 client posts it (statelessly: no session), and its answer's message. */
+  async function post(version: string, message: Record<string, unknown>) {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...authHeaders(keyOf('account admin')),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': version,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const data = res.headers.get('content-type')?.startsWith('text/event-stream')
+      ? /^data: (.*)$/m.exec(text)![1]!
+      : text;
+    return JSON.parse(data) as { result: any };
+  }
+
+  it.each([
+    '2025-06-18',
+    '2025-11-25',
+  ])('%s: initialize, then a tool call standing alone', async (version) => {
+    const initialized = await post(version, {
+      method: 'initialize',
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'old-agent', version: '1' } },
+    });
+    expect(initialized.result.protocolVersion).toBe(version);
+    expect(initialized.result.capabilities.tools).toBeDefined();
+    const called = await post(version, {
+      method: 'tools/call',
+      params: { name: 'list_teams', arguments: {} },
+    });
+    expect(called.result.structuredContent).toEqual((await rest(keyOf('account admin'), '/teams')).body);
+  });
+});
+
 describe('protection', () => {
+  it('refuses an expired token with the challenge, so the client refreshes it', async () => {
+    const token = await tokenFor('tom.baker@acme.test', `${t.url}/mcp`);
+    // Two hours on, by the clock the credential's expiry is read against (tokens live one).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 2 * 3600_000);
+      const res = await fetch(`${t.url}/mcp`, { method: 'POST', headers: authHeaders(token), body: '{}' });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('describes itself as a protected resource (RFC 9728), under both well-known paths', async () => {
     for (const path of [
       '/.well-known/oauth-protected-resource/mcp',

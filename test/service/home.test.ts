@@ -55,6 +55,7 @@ describe('the home page in a browser', () => {
         '/graphql',
         '/docs/rest',
         '/external/v1/openapi.json',
+        '/.well-known/oauth-protected-resource/mcp',
         '/healthz',
         '/readyz',
         '/metrics',
