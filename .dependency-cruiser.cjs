@@ -40,7 +40,7 @@ module.exports = {
     {
       name: 'mcp-is-a-door',
       comment:
-        'The MCP door runs the REST door\'s routes and documents of its own through GraphQL; nothing else builds on it but the composition root. The authorization server knows where it answers (the resource its tokens may be for).',
+        "The MCP door runs the REST door's routes and documents of its own through GraphQL; nothing else builds on it but the composition root. The authorization server knows where it answers (the resource its tokens may be for).",
       severity: 'error',
       from: { path: '^(src/(delivery|representation|oauth|http|db)/|rest-compat/)' },
       to: { path: '^src/mcp/', pathNot: '^src/mcp/endpoints\\.ts$' },
