@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { loadOperations, type RouteCall, type RouteRunner } from '../../rest-compat/index.js';
 import type { CredentialCache } from '../domain/credential-cache.js';
 import { type DomainError, errorStatus } from '../domain/errors.js';
@@ -83,8 +83,8 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
           {
             title: tool.title,
             description: tool.description,
-            inputSchema: tool.inputSchema,
-            outputSchema: tool.outputSchema,
+            inputSchema: convertedOnce(tool.inputSchema),
+            outputSchema: convertedOnce(tool.outputSchema),
             annotations: { readOnlyHint: true, openWorldHint: false },
           },
           (args: Record<string, unknown>) => runTool(tool, { runner, operations, call }, args),
@@ -93,7 +93,6 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
     },
     {
       legacy: 'stateless',
-      responseMode: 'json',
       maxRequestBodySize: MAX_MCP_BODY_BYTES,
       onerror: (error) => logger.debug({ err: error }, 'mcp request refused'),
     },
@@ -198,6 +197,33 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
     { path: PROTECTED_RESOURCE_PATH, handler: metadata },
     { path: MCP_RESOURCE_METADATA_PATH, handler: metadata },
   ];
+}
+
+type StandardJsonSchema = StandardSchemaWithJSON['~standard'];
+const converted = new WeakMap<object, StandardSchemaWithJSON<Record<string, unknown>>>();
+
+/**
+ * A tool's schema whose JSON Schema is computed once for the process: the SDK converts each
+ * schema on every server it makes, one per request here (a third of a tool call's CPU).
+ */
+function convertedOnce(
+  schema: StandardSchemaWithJSON<Record<string, unknown>>,
+): StandardSchemaWithJSON<Record<string, unknown>> {
+  let wrapped = converted.get(schema);
+  if (!wrapped) {
+    const standard = schema['~standard'];
+    const json = new Map<string, Record<string, unknown>>();
+    const once =
+      (io: 'input' | 'output'): StandardJsonSchema['jsonSchema']['input'] =>
+      (options) => {
+        const key = `${io} ${JSON.stringify(options)}`;
+        if (!json.has(key)) json.set(key, standard.jsonSchema[io](options));
+        return structuredClone(json.get(key)!);
+      };
+    wrapped = { '~standard': { ...standard, jsonSchema: { input: once('input'), output: once('output') } } };
+    converted.set(schema, wrapped);
+  }
+  return wrapped;
 }
 
 function refusalOf(error: DomainError): Refusal {

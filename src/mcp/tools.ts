@@ -267,7 +267,7 @@ export async function runTool(
     const body = JSON.parse(serialiseJson(answer.body).toString()) as Record<string, unknown>;
     if (answer.status >= 400) return failed(String(body.error));
     return {
-      content: [{ type: 'text', text: tool.text ? tool.text(body as never) : JSON.stringify(body, null, 2) }],
+      content: [{ type: 'text', text: tool.text ? tool.text(body as never) : JSON.stringify(body) }],
       structuredContent: body,
     };
   } catch (error) {

@@ -6,7 +6,9 @@
  * webhook events for each `triggered_for` category, and live updates. Keys that must be refused
  * are refused on every path. Three personas with an API key are in the matrix a second time with
  * an OAuth access token their user got through the authorization server: it sees what the key
- * sees, as a connected app (no transcripts or summaries in lists).
+ * sees, as a connected app (no transcripts or summaries in lists). The MCP door is a column too:
+ * its list, meeting and summary tools for every persona (the OAuth ones with a token issued for
+ * that door, while their REST tokens are refused there).
  *
  * The demo dataset is extended by a few recordings ingested at the start (one per sharing kind),
  * which fire the webhooks and subscriptions; every other check covers them too. Each test collects
@@ -419,6 +421,31 @@ async function inParallel<T>(
   await Promise.all(lanes);
 }
 
+/** A tool called on the MCP door as a 2025-11-25 agent calls it (statelessly): its result, or the HTTP status. */
+async function mcpTool(
+  credential: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{
+  status: number;
+  result?: { structuredContent?: any; isError?: boolean; content: { text: string }[] };
+}> {
+  const res = await fetch(`${t.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      ...authHeaders(credential),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const text = await res.text();
+  if (res.status !== 200) return { status: res.status };
+  const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+  return { status: 200, result: (JSON.parse(data) as { result: any }).result };
+}
+
 const chunks = <T>(list: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 
@@ -458,6 +485,8 @@ const hookPlans: { triggeredFor: Category[]; include: Hook['include'] }[] = [
   { triggeredFor: categories, include: { transcript: true, summary: true, actionItems: true, crm: true } },
 ];
 
+/** The MCP door's credential of each persona with an OAuth token (one issued for that door). */
+const mcpTokens = new Map<string, string>();
 const hooks: Hook[] = [];
 const setupDiffs: string[] = [];
 const eventsQueued = new Map<number, number>();
@@ -563,6 +592,11 @@ beforeAll(async () => {
       kind: 'connected_app',
       apiKey: body.access_token,
     });
+    // The same user's agent: a token for the MCP door (RFC 8707), which the MCP column uses.
+    const resource = `${t.url}/mcp`;
+    const forMcp = await authorize(t, { clientId: app.clientId, email: persona.email, resource });
+    const mcp = await exchange(t, app, forMcp.redirect.searchParams.get('code')!, { resource });
+    mcpTokens.set(`${persona.label}, OAuth`, `Bearer ${mcp.body.access_token}`);
   }
   const revokedApp = await registerApp(t);
   const { redirect } = await authorize(t, { clientId: revokedApp.clientId, email: tom });
@@ -1004,6 +1038,72 @@ describe('every persona, every recording, every path', () => {
         if (path === 'meeting')
           diffs.push(...contentDiffs(where, graphqlContent(node), m, persona.email, ALL_CONTENT));
       }
+    });
+    expect(diffs).toEqual([]);
+  }, 180_000);
+
+  it('MCP tools: list_meetings under every filter, get_meeting of every recording, get_meeting_summary of every fourth, as the oracle says', async () => {
+    const diffs: string[] = [];
+    // A connected app's token opens the REST and GraphQL doors only; its user's agent has its own.
+    const mcpCredentialOf = (p: DemoPersona) =>
+      p.kind === 'connected_app' ? mcpTokens.get(p.label) : credentialOf(p);
+    for (const persona of active.filter((p) => !mcpCredentialOf(p))) {
+      const refusedHere = await mcpTool(credentialOf(persona), 'list_teams', {});
+      if (refusedHere.status !== 401)
+        diffs.push(`${persona.label}: a REST token at /mcp answered ${refusedHere.status}`);
+    }
+    const agents = active.filter((p) => mcpCredentialOf(p));
+    const listJobs = agents.flatMap((persona) => variants.map((variant) => ({ persona, variant })));
+    await inParallel(listJobs, 8, async ({ persona, variant }) => {
+      const where = `${persona.label}: list_meetings ${variant.label}`;
+      const ids: number[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 100; page++) {
+        const { result, status } = await mcpTool(mcpCredentialOf(persona)!, 'list_meetings', {
+          ...restQuery(variant.filter),
+          ...(cursor ? { cursor } : {}),
+        });
+        if (!result || result.isError)
+          return void diffs.push(`${where}: ${status} ${result?.content[0]?.text}`);
+        ids.push(...result.structuredContent.items.map((m: { recording_id: number }) => m.recording_id));
+        cursor = result.structuredContent.next_cursor ?? undefined;
+        if (!cursor) break;
+      }
+      diffs.push(...setDiffs(where, ids, listed(dataset, persona.email, variant.filter)));
+    });
+    // get_meeting runs the door's own document: every recording. get_meeting_summary is the REST
+    // route the test above checks for every recording: every fourth here (the credential's door).
+    const jobs = agents.flatMap((persona) =>
+      allIds.flatMap((id, i) =>
+        (i % 4 === 0 ? (['get_meeting', 'get_meeting_summary'] as const) : (['get_meeting'] as const)).map(
+          (tool) => ({ persona, id, tool }),
+        ),
+      ),
+    );
+    await inParallel(jobs, 8, async ({ persona, id, tool }) => {
+      const where = `${persona.label}: ${tool}(${id})`;
+      const { result, status } = await mcpTool(mcpCredentialOf(persona)!, tool, { recording_id: id });
+      if (!result) return void diffs.push(`${where}: ${status}`);
+      const m = meetingById.get(id);
+      if (!m || !sees(persona, id)) {
+        if (!result.isError || result.content[0]?.text !== `No recording with id ${id}.`)
+          diffs.push(`${where}: not visible, answered ${JSON.stringify(result).slice(0, 200)}`);
+        return;
+      }
+      if (result.isError) return void diffs.push(`${where}: visible, refused: ${result.content[0]?.text}`);
+      if (tool === 'get_meeting') {
+        if (result.structuredContent.recording_id !== id)
+          diffs.push(`${where}: returned ${result.structuredContent.recording_id}`);
+      } else
+        diffs.push(
+          ...contentDiffs(
+            where,
+            restContent({ default_summary: result.structuredContent.summary }),
+            m,
+            persona.email,
+            ['summary'],
+          ),
+        );
     });
     expect(diffs).toEqual([]);
   }, 180_000);
