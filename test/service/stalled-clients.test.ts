@@ -6,7 +6,9 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchUsers, loadBenchDataset } from '../../bench/dataset.js';
+import { benchUsers, generateMeeting, loadBenchDataset } from '../../bench/dataset.js';
+import { recordingInputOf, recordingSchema } from '../../src/domain/recording-format.js';
+import { storeRecording } from '../../src/domain/recordings.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 const SEND_TIMEOUT_MS = 2_500;
@@ -30,8 +32,14 @@ beforeAll(async () => {
     maxEntries: 2000,
     seed: 7,
   });
+  // One very long transcript (about 5 MB of JSON): an MCP answer carries it twice (text and
+  // structured content), more than the kernel's socket buffers hold.
+  const long = generateMeeting(7, 30, 31, { minEntries: 30_000, maxEntries: 30_000 });
+  await storeRecording(t.app.database.collections, recordingInputOf(recordingSchema.parse(long)));
+  longRecordingId = long.recording_id;
 }, 60_000);
 afterAll(() => t?.close());
+let longRecordingId: number;
 
 interface Stalled {
   socket: Socket;
@@ -46,6 +54,11 @@ interface Stalled {
 
 /** Sends a GET and reads the first bytes of the answer (its head), then stops reading. */
 function stalledGet(path: string, key: string): Promise<Stalled> {
+  return stalledRequest(`GET ${path} HTTP/1.1\r\nHost: test\r\nx-api-key: ${key}\r\n\r\n`);
+}
+
+/** Sends `request` (raw HTTP) and reads the first bytes of the answer, then stops reading. */
+function stalledRequest(request: string): Promise<Stalled> {
   const { hostname, port } = new URL(t.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -61,9 +74,7 @@ function stalledGet(path: string, key: string): Promise<Stalled> {
     };
     t.app.server.on('connection', onConnection);
     socket.on('error', () => {});
-    socket.once('connect', () =>
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\nx-api-key: ${key}\r\n\r\n`),
-    );
+    socket.once('connect', () => socket.write(request));
     socket.once('data', (chunk: Buffer) => {
       socket.pause();
       const head = chunk.toString('latin1').split('\r\n\r\n')[0] ?? '';
@@ -105,6 +116,25 @@ describe('clients that stop reading', () => {
     const read = await readToEnd(stalled.socket);
     expect(read).toBeLessThan(stalled.contentLength);
   }, 20_000);
+
+  it('an MCP tool answer nobody reads is cut at SEND_TIMEOUT_MS too', async () => {
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_meeting_transcript', arguments: { recording_id: longRecordingId } },
+    });
+    const stalled = await stalledRequest(
+      `POST /mcp HTTP/1.1\r\nHost: test\r\nx-api-key: ${keyA}\r\ncontent-type: application/json\r\n` +
+        `accept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-11-25\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    expect(stalled.status).toBe(200);
+    const stalledMs = (await stalled.cutAt) - stalled.firstByteAt;
+    expect(stalledMs).toBeGreaterThan(SEND_TIMEOUT_MS * 0.9);
+    expect(stalledMs).toBeLessThan(SEND_TIMEOUT_MS + 1_000);
+    stalled.socket.destroy();
+  }, 30_000);
 
   it("one key's stalled answers do not refuse another key's large page", async () => {
     const stalled: Stalled[] = [];
