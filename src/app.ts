@@ -199,6 +199,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
         logger,
         publicUrl: () => publicUrl,
         version: serviceVersion(),
+        corsOrigins: config.CORS_ORIGINS,
       }),
       createRestDoor({ graphql, logger, runner }),
       mediaDoor(database.media, mediaLinks),

@@ -81,7 +81,7 @@ export const settings = {
           .optional(),
       }),
       CORS_ORIGINS: variable({
-        description: 'comma-separated browser origins allowed to call `/graphql`',
+        description: 'comma-separated browser origins allowed to call `/graphql` and `/mcp`',
         expects: 'a comma-separated list of origins such as https://app.example.com',
         schema: list.pipe(z.array(z.url())),
         default: '',

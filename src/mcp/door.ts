@@ -33,6 +33,8 @@ export interface McpDoorOptions {
   logger: Logger;
   publicUrl: () => string;
   version: string;
+  /** Browser origins besides the service's own that may call the door (CORS_ORIGINS). */
+  corsOrigins: readonly string[];
 }
 
 class Refusal extends Error {
@@ -134,12 +136,37 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
     return { credentialId: caller.viewer.credentialId.toHexString(), clientId: caller.viewer.via };
   }
 
+  /**
+   * What a browser may read of an answer to a page of `origin`: the service's own pages, and the
+   * origins of CORS_ORIGINS (a browser-based MCP client). Any other origin is refused: the MCP
+   * transport's guard against DNS rebinding, where a page of another site calls a local server.
+   */
+  function corsHeadersFor(origin: string | undefined): Record<string, string> {
+    if (origin === undefined) return {};
+    if (origin !== new URL(publicUrl()).origin && !options.corsOrigins.includes(origin))
+      throw new Refusal(403, `Requests from ${origin} are not accepted.`);
+    return {
+      'access-control-allow-origin': origin,
+      'access-control-expose-headers': 'www-authenticate, mcp-session-id, mcp-protocol-version, retry-after',
+      vary: 'origin',
+    };
+  }
+
   async function serve(req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> {
+    let cors: Record<string, string> = {};
     try {
-      const origin = req.headers.origin;
-      // DNS rebinding (the MCP transport's warning): a browser page of another site may not call in.
-      if (origin !== undefined && origin !== new URL(publicUrl()).origin)
-        throw new Refusal(403, `Requests from ${origin} are not accepted.`);
+      cors = corsHeadersFor(req.headers.origin);
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, {
+          ...cors,
+          'access-control-allow-methods': 'POST, GET, DELETE',
+          'access-control-allow-headers':
+            'content-type, authorization, x-api-key, mcp-protocol-version, mcp-session-id, last-event-id',
+          'access-control-max-age': '600',
+        });
+        res.end();
+        return;
+      }
       const admitted = await admit(req);
       const method = req.method ?? 'GET';
       const body =
@@ -169,12 +196,12 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
           extra: { call: { req, res, info } satisfies RouteCall },
         },
       });
-      res.writeHead(response.status, Object.fromEntries(response.headers));
+      res.writeHead(response.status, { ...Object.fromEntries(response.headers), ...cors });
       if (response.body) await streamTo(Readable.fromWeb(response.body as never), res);
       else res.end();
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
-      await sendJson(res, error.status, { error: error.message }, error.headers);
+      await sendJson(res, error.status, { error: error.message }, { ...error.headers, ...cors });
     }
   }
 
@@ -189,7 +216,8 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
         bearer_methods_supported: ['header'],
         resource_name: 'Meetings (MCP)',
       },
-      { 'cache-control': 'public, max-age=3600' },
+      // Public, and read by browser-based clients before they hold any credential.
+      { 'cache-control': 'public, max-age=3600', 'access-control-allow-origin': '*' },
     );
 
   return [

@@ -341,6 +341,42 @@ describe('protection', () => {
     expect((await refused.json()).error).toMatch(/resource=/);
   });
 
+  it('lets a browser-based client of CORS_ORIGINS in (preflight, the challenge readable), no other site', async () => {
+    const inspector = 'https://inspector.example';
+    const c = await startTestApp({ CORS_ORIGINS: inspector });
+    try {
+      const preflight = await fetch(`${c.url}/mcp`, {
+        method: 'OPTIONS',
+        headers: { origin: inspector, 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(inspector);
+      expect(preflight.headers.get('access-control-allow-headers')).toMatch(
+        /authorization.*mcp-protocol-version/,
+      );
+      const challenged = await fetch(`${c.url}/mcp`, {
+        method: 'POST',
+        headers: { origin: inspector },
+        body: '{}',
+      });
+      expect(challenged.status).toBe(401);
+      expect(challenged.headers.get('access-control-allow-origin')).toBe(inspector);
+      expect(challenged.headers.get('access-control-expose-headers')).toMatch(/www-authenticate/);
+      const metadata = await fetch(`${c.url}/.well-known/oauth-protected-resource/mcp`, {
+        headers: { origin: inspector },
+      });
+      expect(metadata.headers.get('access-control-allow-origin')).toBe('*');
+      const other = await fetch(`${c.url}/mcp`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example' },
+      });
+      expect(other.status).toBe(403);
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await c.close();
+    }
+  });
+
   it('refuses a page of another site (DNS rebinding)', async () => {
     const res = await fetch(`${t.url}/mcp`, {
       method: 'POST',
