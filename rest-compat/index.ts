@@ -12,4 +12,4 @@ export {
 export { API_KEY_SCHEME, buildOpenApiDocument } from './openapi.js';
 export { RestError } from './params.js';
 export type { RestResult, Route } from './route.js';
-export { restUser, routes } from './routes.js';
+export { routes } from './routes.js';

@@ -5,6 +5,9 @@ import type {
   CalendarInviteesDomainsType,
   RestDownloadFragment,
   RestMeetingFragment,
+  RestUserFragment,
+  SettingsAccessLevel,
+  UserStatus,
 } from '../src/representation/fragments.generated.js';
 
 /** Internal type. DO NOT USE DIRECTLY. */
@@ -42,8 +45,6 @@ export type MeetingFilter = {
 
 export type MeetingTypeStatus = 'ACTIVE' | 'INACTIVE';
 
-export type SettingsAccessLevel = 'ACCOUNT_ADMIN' | 'NONE' | 'TEAM_ADMIN';
-
 export type TriggeredFor =
   /** Your private and individually shared recordings. */
   | 'MY_RECORDINGS'
@@ -61,10 +62,6 @@ export type UserFilter = {
   /** A team name. */
   team?: string | null | undefined;
 };
-
-export type UserStatus = 'ACTIVE' | 'DEACTIVATED' | 'INVITED';
-
-export type ViewAccessLevel = 'ALL_TEAMS' | 'MULTIPLE_TEAMS' | 'OWN_MEETINGS' | 'TEAM';
 
 export type RestCreateWebhookMutationVariables = Exact<{
   input: CreateWebhookInput;
@@ -176,18 +173,7 @@ export type RestListUsersQueryVariables = Exact<{
 
 export type RestListUsersQuery = {
   users: {
-    edges: Array<{
-      node: {
-        name: string | null;
-        email: string;
-        createdAt: string;
-        status: UserStatus;
-        permissions: {
-          settingsAccess: { level: SettingsAccessLevel; teams: Array<{ name: string }> };
-          viewAccess: { level: ViewAccessLevel; teams: Array<{ name: string }> };
-        } | null;
-      };
-    }>;
+    edges: Array<{ node: RestUserFragment }>;
     pageInfo: { hasNextPage: boolean; endCursor: string | null };
   };
 };

@@ -9,6 +9,7 @@ import { restDownload } from '../src/representation/download.js';
 import { lower, upper } from '../src/representation/enums.js';
 import { includeFlags, includeVariables, restMeeting } from '../src/representation/meeting.js';
 import * as S from '../src/representation/schemas.js';
+import { restUser } from '../src/representation/user.js';
 import * as E from './examples.js';
 import type {
   MeetingFilter,
@@ -90,31 +91,6 @@ const destinationQuery = z.object({
 });
 
 // ---------------------------------------------------------------- translations
-
-type UserNode = RestListUsersQuery['users']['edges'][number]['node'];
-
-export function restUser(u: UserNode): z.output<typeof S.User> {
-  return {
-    name: u.name,
-    email: u.email,
-    created_at: u.createdAt,
-    status: lower(u.status),
-    ...(u.permissions
-      ? {
-          permissions: {
-            settings_access: {
-              level: lower(u.permissions.settingsAccess.level),
-              teams: u.permissions.settingsAccess.teams.map((t) => t.name),
-            },
-            view_access: {
-              level: lower(u.permissions.viewAccess.level),
-              teams: u.permissions.viewAccess.teams.map((t) => t.name),
-            },
-          },
-        }
-      : {}),
-  };
-}
 
 /** A recording that does not exist and one the caller may not see look the same. */
 const notFound = (recordingId: number) => ({

@@ -13,13 +13,13 @@ import {
   type Route,
   type RouteCall,
   type RouteRunner,
-  restUser,
   routes,
 } from '../../rest-compat/index.js';
 import { serialiseJson } from '../domain/raw-json.js';
-import type { RestMeetingFragment } from '../representation/fragments.generated.js';
+import type { RestMeetingFragment, RestUserFragment } from '../representation/fragments.generated.js';
 import { includeVariables, noIncludes, restMeeting } from '../representation/meeting.js';
 import * as S from '../representation/schemas.js';
+import { restUser } from '../representation/user.js';
 
 /** What a tool runs with: the shared runner, the door's own documents, and the request it serves. */
 export interface ToolContext {
@@ -117,7 +117,7 @@ export const tools: readonly Tool[] = [
     outputSchema: S.User,
     run: async ({ runner, operations, call }) => {
       const { data } = await runner.runOperation(operationOf(operations, 'McpIdentity'), {}, call);
-      return { status: 200, body: restUser(data.viewer as Parameters<typeof restUser>[0]) };
+      return { status: 200, body: restUser(data.viewer as RestUserFragment) };
     },
   },
   routeTool({

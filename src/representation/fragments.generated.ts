@@ -12,7 +12,13 @@ export type DownloadFailureReason = 'GENERATION_FAILED' | 'GENERATION_TIMEOUT';
 /** COMPLETED: the link works. EXPIRED: its link no longer works (a day passed, or the media was replaced): request a new download. PROCESSING and FAILED are the public API's, for media it must generate first; this service stores media ready to serve, so a download completes as it is made. */
 export type DownloadStatus = 'COMPLETED' | 'EXPIRED' | 'FAILED' | 'PROCESSING';
 
+export type SettingsAccessLevel = 'ACCOUNT_ADMIN' | 'NONE' | 'TEAM_ADMIN';
+
 export type SharedWith = 'ALL_TEAMS' | 'MULTIPLE_TEAMS' | 'NO_TEAMS' | 'SINGLE_TEAM';
+
+export type UserStatus = 'ACTIVE' | 'DEACTIVATED' | 'INVITED';
+
+export type ViewAccessLevel = 'ALL_TEAMS' | 'MULTIPLE_TEAMS' | 'OWN_MEETINGS' | 'TEAM';
 
 export type RestMeetingFragment = {
   title: string;
@@ -64,4 +70,15 @@ export type RestDownloadFileFragment = {
   contentType: string;
   fileSizeBytes: number;
   expiresAt: string;
+};
+
+export type RestUserFragment = {
+  name: string | null;
+  email: string;
+  createdAt: string;
+  status: UserStatus;
+  permissions: {
+    settingsAccess: { level: SettingsAccessLevel; teams: Array<{ name: string }> };
+    viewAccess: { level: ViewAccessLevel; teams: Array<{ name: string }> };
+  } | null;
 };
