@@ -44,6 +44,20 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return result.isError ? { error: text } : { content: result.structuredContent as any, text };
 }
 
+/** A JSON-RPC message POSTed as a client of `version` sends it, with the demo account admin's key. */
+function postAsAdmin(message: unknown, version = '2025-11-25'): Promise<Response> {
+  return fetch(`${t.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      ...authHeaders(keyOf('account admin')),
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': version,
+    },
+    body: JSON.stringify(message),
+  });
+}
+
 async function tokenFor(email: string, resource?: string): Promise<string> {
   const app = await registerApp(t);
   const { redirect } = await authorize(t, { clientId: app.clientId, email, resource });
@@ -218,15 +232,9 @@ describe('refusals', () => {
   });
 
   it('a body over the limit is 413, before anything runs', async () => {
-    const res = await fetch(`${t.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        ...authHeaders(keyOf('account admin')),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(300_000) } }]),
-    });
+    const res = await postAsAdmin([
+      { jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(300_000) } },
+    ]);
     expect(res.status).toBe(413);
     expect((await res.json()).error).toMatch(/at most/);
   });
@@ -235,16 +243,7 @@ describe('refusals', () => {
 describe('clients of the 2025 revisions', () => {
   /** A JSON-RPC request as a 2025 client posts it (statelessly: no session), and its answer's message. */
   async function post(version: string, message: Record<string, unknown>) {
-    const res = await fetch(`${t.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        ...authHeaders(keyOf('account admin')),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': version,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
-    });
+    const res = await postAsAdmin({ jsonrpc: '2.0', id: 1, ...message }, version);
     expect(res.status).toBe(200);
     const text = await res.text();
     const data = res.headers.get('content-type')?.startsWith('text/event-stream')
