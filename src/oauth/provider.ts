@@ -95,7 +95,11 @@ export async function createProvider({
       introspection: { enabled: false },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
-      revocation: { enabled: true },
+      revocation: {
+        enabled: true,
+        // An app revokes its own tokens only; another's are left alone, answered 200 (RFC 7009 §2.2).
+        allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+      },
       registration: {
         enabled: true,
         idFactory: newClientId,
