@@ -231,6 +231,29 @@ describe('refusals', () => {
     });
   });
 
+  it('counts content against the heavy limit as the REST door does: a refusal that says when to retry', async () => {
+    const c = await startTestApp({ RATE_LIMIT_HEAVY: '2' });
+    try {
+      const client = new Client({ name: 'test-agent', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${c.url}/mcp`), {
+          requestInit: { headers: authHeaders(keyOf('account admin')) },
+        }),
+      );
+      const { items } = (await call(client, 'list_meetings', { limit: 1 })).content;
+      const read = () => call(client, 'get_meeting_transcript', { recording_id: items[0].recording_id });
+      expect((await read()).content).toBeDefined();
+      expect((await read()).content).toBeDefined();
+      const third = await read();
+      expect(third.error).toMatch(/retry in \d+ s/);
+      // The lists are in the general bucket: still answered.
+      expect((await call(client, 'list_teams', {})).content).toBeDefined();
+      await client.close();
+    } finally {
+      await c.close();
+    }
+  });
+
   it('a body over the limit is 413, before anything runs', async () => {
     const res = await postAsAdmin([
       { jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(300_000) } },
