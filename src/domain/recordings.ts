@@ -3,7 +3,7 @@
  * batches) and by ingestion (one at a time). Derived fields (invitee domains, company, sharing summary) are computed here, so
  * no caller can store them inconsistently.
  */
-import type { Collection, ObjectId, UpdateFilter } from 'mongodb';
+import { BSON, type Collection, type ObjectId, type UpdateFilter } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import {
   type ContentKind,
@@ -198,6 +198,34 @@ async function writeMeetings(
   return stored.map(({ summaryPending: _, summaryPendingSince: __, ...meeting }) => meeting);
 }
 
+/** MongoDB's document limit, less room for the update around it. */
+const MAX_CONTENT_BYTES = 16 * 1024 * 1024 - 64 * 1024;
+
+/**
+ * A content document must fit in one MongoDB document; it holds its content twice (its fields, and
+ * its serialised JSON). Measured only when its JSON alone is large: smaller ones always fit.
+ */
+function assertStorable(
+  kind: ContentKind,
+  recordingId: number,
+  stored: { json: { length(): number } },
+): void {
+  if (stored.json.length() < 4 * 1024 * 1024) return;
+  const size = BSON.calculateObjectSize(stored);
+  if (size > MAX_CONTENT_BYTES)
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `The ${contentNames[kind]} of recording ${recordingId} is too large to store: ${(size / 1024 / 1024).toFixed(1)} MB as stored, at most ${Math.floor(MAX_CONTENT_BYTES / 1024 / 1024)} MB (a MongoDB document; about 7 MB of JSON).`,
+    );
+}
+
+const contentNames: Record<ContentKind, string> = {
+  transcripts: 'transcript',
+  summaries: 'summary',
+  actionItems: 'action items',
+  highlights: 'highlights',
+};
+
 export interface StoreOptions {
   clock?: Clock;
   /** The server's (ingestion); without one, every name is read from the database. */
@@ -230,6 +258,19 @@ export async function storeRecordings(
   ]);
   const now = clock.now();
   const hasSummary = inputs.map((input) => input.content.summaries !== undefined);
+  // Each kind brought, as stored: serialised before anything is written, so one too large to
+  // store fails the batch as an unknown name does.
+  const contentWrites = contentKinds.map((kind) =>
+    inputs.flatMap((input, i) => {
+      const content = input.content[kind];
+      if (!content) return [];
+      const stored = storedContentOf(kind, content, input.url);
+      assertStorable(kind, recordingIds[i]!, stored);
+      return [
+        { updateOne: { filter: { recordingId: recordingIds[i]! }, update: { $set: stored }, upsert: true } },
+      ];
+    }),
+  );
 
   const meetings = await writeMeetings(
     collections,
@@ -255,14 +296,8 @@ export async function storeRecordings(
   // Each kind brought replaces that kind's document (its fields and their serialised form); the
   // others stay as stored.
   await Promise.all(
-    contentKinds.map((kind) => {
-      const writes = inputs.flatMap((input, i) => {
-        const content = input.content[kind];
-        if (!content) return [];
-        const filter = { recordingId: recordingIds[i]! };
-        const update = { $set: storedContentOf(kind, content, input.url) };
-        return [{ updateOne: { filter, update, upsert: true } }];
-      });
+    contentKinds.map((kind, k) => {
+      const writes = contentWrites[k]!;
       const collection = collections[kind] as unknown as Collection<{ recordingId: number }>;
       return writes.length > 0 ? collection.bulkWrite(writes) : undefined;
     }),

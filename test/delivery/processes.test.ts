@@ -231,6 +231,30 @@ describe('live updates', () => {
   });
 });
 
+describe('npm run ingest --file', () => {
+  it('refuses a recording too large to store, saying how large and the limit; nothing of it is stored', async () => {
+    // Sixty thousand lines, about 10 MB of JSON: as stored (its lines and its JSON), over MongoDB's 16 MB.
+    const transcript = Array.from({ length: 60_000 }, (_, i) => ({
+      speaker: { display_name: 'Ana', matched_calendar_invitee_email: null },
+      text: `A sentence long enough to weigh on a transcript of sixty thousand lines (${i}).`,
+      timestamp: new Date(i * 1000).toISOString().slice(11, 19),
+    }));
+    const huge = recordingJson(emailOf(tom), { transcript });
+    writeFileSync(join(dir, 'huge.json'), JSON.stringify(huge));
+    const ingestion = await exited(run('ingest', ['--file', join(dir, 'huge.json')], {}));
+    expect(ingestion.code).not.toBe(0);
+    expect(ingestion.output).toMatch(
+      new RegExp(
+        `The transcript of recording ${huge.recording_id} is too large to store: \\d+\\.\\d MB as stored, at most 15 MB`,
+      ),
+    );
+    expect(ingestion.output).not.toMatch(/\n\s+at /); // a message, not a stack trace
+    const { collections } = t.app.database;
+    expect(await collections.meetings.findOne({ recordingId: huge.recording_id })).toBeNull();
+    expect(await collections.transcripts.findOne({ recordingId: huge.recording_id })).toBeNull();
+  }, 60_000);
+});
+
 describe('npm run ingest --media', () => {
   it('streams the file into GridFS, and the same file again changes nothing; a download link gives it back', async () => {
     const recording = recordingJson(emailOf(tom));
