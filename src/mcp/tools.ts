@@ -212,7 +212,10 @@ export const tools: readonly Tool[] = [
         .min(1)
         .max(500)
         .meta({ description: 'Words and "quoted phrases", all of which must occur.' }),
-      order: z.enum(['relevance', 'newest']).default('relevance'),
+      order: z
+        .enum(['relevance', 'newest'])
+        .default('relevance')
+        .meta({ description: 'Best matches first (words in titles count most), or newest first.' }),
       matches: z.int().min(1).max(20).default(3).meta({ description: 'Places shown per meeting, 1 to 20.' }),
       cursor: z.string().optional().meta({ description: 'The next_cursor of the previous page.' }),
       limit: z.int().min(1).max(100).default(10).meta({ description: 'Page size, 1 to 100.' }),

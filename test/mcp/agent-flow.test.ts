@@ -178,6 +178,25 @@ describe.each([
       expect(found.items.every((item: { matches: unknown[] }) => item.matches.length > 0)).toBe(true);
       for (const { meeting } of found.items)
         expect((await rest(key, `/recordings/${meeting.recording_id}/summary`)).status).toBe(200);
+
+      // The person sees the agent among the apps they authorized, revokes it, and it is shut out.
+      const listed = await t.graphql('{ viewer { appAuthorizations { id clientId } } }', {}, key);
+      const agentGrant = listed.body.data.viewer.appAuthorizations.find(
+        (a: { clientId: string }) => a.clientId === provider.registered!.client_id,
+      );
+      expect(agentGrant).toBeDefined();
+      await t.graphql(
+        'mutation($id: ID!) { revokeAppAuthorization(id: $id) { id } }',
+        { id: agentGrant.id },
+        key,
+      );
+      await new Promise((r) => setTimeout(r, 1500)); // the credential cache's bound
+      const refused = await fetch(`${t.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${provider.issued!.access_token}` },
+        body: '{}',
+      });
+      expect(refused.status).toBe(401);
     } finally {
       await client.close();
     }
