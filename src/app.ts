@@ -25,6 +25,8 @@ import { presentsIngestionToken } from './domain/viewer.js';
 import { AuthThrottle } from './graphql/auth-throttle.js';
 import type { ResolverServices } from './graphql/context.js';
 import { createDirectory } from './graphql/loaders.js';
+import { schema } from './graphql/schema/index.js';
+import { loadTrustedDocuments } from './graphql/trusted-documents.js';
 import { createGraphQLServer } from './graphql/yoga.js';
 import { graphqlDoor } from './http/graphql-door.js';
 import { homeDoor, serviceVersion } from './http/home.js';
@@ -66,6 +68,10 @@ export interface ServerWorker {
 }
 
 export async function startApp(config: Config, logger: Logger): Promise<App> {
+  // Before anything is started: a broken manifest stops the start with nothing to clean up.
+  const trusted = config.GRAPHQL_TRUSTED_DOCUMENTS
+    ? loadTrustedDocuments(config.GRAPHQL_TRUSTED_DOCUMENTS, schema, config.GRAPHQL_TRUSTED_ONLY)
+    : undefined;
   let engine: EmbeddedMongo | undefined;
   let mongoUri = config.MONGODB_URI;
   const inline = config.EMBEDDED_MONGO_THREAD === 'inline';
@@ -170,6 +176,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
         presentsIngestionToken(headers, { ingestTokenSha256: config.INGEST_TOKEN_SHA256 }),
     },
     graphiql: demoLoaded ? { apiKey: demoKey, downloadableRecordingId: demoFiles[0]?.recordingId } : {},
+    trustedDocuments: trusted,
   });
   // The route table's runner, shared by the REST door and the MCP door (whose tools are routes).
   const runner = new RouteRunner(graphql, logger);

@@ -180,6 +180,19 @@ export const settings = {
   requests: {
     title: 'What a request may ask',
     variables: {
+      GRAPHQL_TRUSTED_DOCUMENTS: variable({
+        description:
+          'a manifest of the frontends\' operations, `{"<sha256 of the document>": "<document>"}` (what graphql-codegen\'s client preset writes as persisted-documents.json): each may then be sent by id, as `extensions.persistedQuery.sha256Hash` (Apollo\'s format). Checked at start: every id is its document\'s SHA-256 and every document is valid',
+        expects: 'the path of a JSON file',
+        schema: z.string().min(1).optional(),
+      }),
+      GRAPHQL_TRUSTED_ONLY: variable({
+        description:
+          "accept on `/graphql` only the operations of GRAPHQL_TRUSTED_DOCUMENTS, sent by id (production: no arbitrary query, GraphiQL's included; leave it off in development). The REST and MCP doors run their own documents and are not affected",
+        expects: 'true or false',
+        schema: bool,
+        default: 'false',
+      }),
       GRAPHQL_MAX_BODY_BYTES: variable({
         description:
           'largest `/graphql` body, checked before reading and authentication (413); a whole recording sent to `ingestRecording` fits (one with a 2,000-line transcript is about 0.5 MB)',
@@ -453,6 +466,10 @@ export function loadConfig<G extends Group>(
   if (oidcSet.length > 0 && oidcSet.length < oidc.length)
     problems.push(
       `OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET go together (set: ${oidcSet.join(', ')})`,
+    );
+  if (config.GRAPHQL_TRUSTED_ONLY === true && config.GRAPHQL_TRUSTED_DOCUMENTS === undefined)
+    problems.push(
+      'GRAPHQL_TRUSTED_ONLY needs GRAPHQL_TRUSTED_DOCUMENTS: the manifest of the operations to accept',
     );
   const { DELIVERY_LEASE_MS: lease, DELIVERY_TIMEOUT_MS: timeout } = config;
   if (problems.length === 0 && typeof lease === 'number' && typeof timeout === 'number' && lease <= timeout)

@@ -35,6 +35,7 @@ import { neverOverloaded, type Overload } from './overload.js';
 import { isPublicIntrospection, publicIntrospection } from './public-introspection.js';
 import { rateLimit } from './rate-limit.js';
 import { schema } from './schema/index.js';
+import { type TrustedDocuments, trustedDocuments } from './trusted-documents.js';
 import { unavailable, unavailableError } from './unavailable.js';
 
 export interface ServerContext extends InProcessCaller {
@@ -71,6 +72,8 @@ export function createGraphQLServer(options: {
   uploads?: Omit<BodyLimits, 'maxBodyBytes'>;
   /** What GraphiQL opens with (the demo admin's key when the demo dataset is loaded). */
   graphiql?: GraphiQLSetup;
+  /** Operations sent by id (GRAPHQL_TRUSTED_DOCUMENTS), and whether they are all it runs. */
+  trustedDocuments?: TrustedDocuments;
 }): GraphQLServer {
   const { collections, logger, services } = options;
   const overload = options.overload ?? neverOverloaded;
@@ -127,6 +130,7 @@ export function createGraphQLServer(options: {
         maxBodyBytes: options.maxBodyBytes,
         ...(options.uploads ?? { maxUploadBytes: options.maxBodyBytes, mayUpload: () => false }),
       }),
+      ...(options.trustedDocuments ? trustedDocuments(options.trustedDocuments) : []),
       publicIntrospection(), // marks introspection-only requests before the context authenticates
       ...documentRules(),
       rateLimit(collections, options.rateLimits, options.onRateLimited ?? (() => {})),
