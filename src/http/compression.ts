@@ -127,6 +127,32 @@ export async function sendCompressible(
 }
 
 /**
+ * A strong entity tag of an answer's bytes (identity), the same whatever encoding carries them:
+ * every encoding decompresses to those bytes, so a cached copy in any of them is still good.
+ */
+export function entityTag(bytes: Uint8Array): string {
+  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+}
+
+/** Whether the request's If-None-Match names `etag` (weak comparison, as RFC 9110 has it for GET). */
+export function notModified(req: IncomingMessage, etag: string): boolean {
+  const match = req.headers['if-none-match'];
+  return (
+    match !== undefined &&
+    (match.trim() === '*' || match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag))
+  );
+}
+
+/** A 304: the validators and caching headers of the answer it stands for, no body. */
+export function sendNotModified(res: ServerResponse, headers: OutgoingHttpHeaders): void {
+  const out = withoutLength(headers);
+  delete out['content-type'];
+  addVary(res, out);
+  res.writeHead(304, out);
+  res.end();
+}
+
+/**
  * A page that never changes while the process runs (GraphiQL: ~9 MB of script): compressed once
  * in each encoding and answered with an ETag, so a browser's revalidation costs a 304.
  */
@@ -138,7 +164,7 @@ export class PrecompressedPage {
     private readonly contentType: string,
     private readonly cacheControl: string,
   ) {
-    this.etag = `"${createHash('sha256').update(variants.identity).digest('base64url').slice(0, 27)}"`;
+    this.etag = entityTag(variants.identity);
   }
 
   /**
@@ -178,16 +204,11 @@ export class PrecompressedPage {
       etag: this.etag,
       'cache-control': this.cacheControl,
     };
-    addVary(res, headers);
-    const match = req.headers['if-none-match'];
-    if (
-      match &&
-      (match === '*' || match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === this.etag))
-    ) {
-      res.writeHead(304, headers);
-      res.end();
+    if (notModified(req, this.etag)) {
+      sendNotModified(res, headers);
       return;
     }
+    addVary(res, headers);
     const encoding = negotiateEncoding(req.headers['accept-encoding']);
     const body = this.variants[encoding ?? 'identity'];
     res.writeHead(200, {

@@ -12,7 +12,13 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { sendNodeResponse } from '@whatwg-node/server';
 import type { GraphQLServer, ServerContext } from '../graphql/yoga.js';
-import { PrecompressedPage, sendCompressible } from './compression.js';
+import {
+  entityTag,
+  notModified,
+  PrecompressedPage,
+  sendCompressible,
+  sendNotModified,
+} from './compression.js';
 import type { Door } from './server.js';
 
 const streamed = /^(text\/event-stream|multipart\/)/i;
@@ -62,7 +68,18 @@ export function graphqlDoor(graphql: GraphQLServer): Door {
         graphiql ??= PrecompressedPage.create(body, contentType, graphiqlCacheControl);
         return (await graphiql).send(req, res, graphiqlHeaders);
       }
-      await sendCompressible(req, res, response.status, headersOf(response), body);
+      const headers = headersOf(response);
+      // A GET answer carries a strong ETag of its bytes: asked again with it, after the request ran
+      // as any other (authenticated, rate-limited), the unchanged answer is a 304 with no body.
+      if (req.method === 'GET' && response.status === 200) {
+        headers.etag = entityTag(body);
+        headers['cache-control'] = 'private, no-cache';
+        if (notModified(req, headers.etag)) {
+          sendNotModified(res, headers);
+          return;
+        }
+      }
+      await sendCompressible(req, res, response.status, headers, body);
     },
   };
 }
