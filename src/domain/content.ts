@@ -55,21 +55,25 @@ export interface ContentJson {
 }
 
 /** A kind's content as the public API shows it; action items link to moments of `meetingUrl`. */
+/** A stored transcript line in the public API's JSON. */
+export function transcriptEntryJsonOf(e: TranscriptEntryDoc): TranscriptEntryJson {
+  return {
+    speaker: {
+      display_name: e.speaker.displayName,
+      matched_calendar_invitee_email: e.speaker.matchedCalendarInviteeEmail,
+    },
+    text: e.text,
+    timestamp: e.timestamp,
+  };
+}
+
 export function contentJsonOf<K extends ContentKind>(
   kind: K,
   content: ContentOf<K>,
   meetingUrl: string,
 ): ContentJson[K] {
   const json: { [C in ContentKind]: (c: ContentOf<C>) => ContentJson[C] } = {
-    transcripts: (c) =>
-      c.entries.map((e) => ({
-        speaker: {
-          display_name: e.speaker.displayName,
-          matched_calendar_invitee_email: e.speaker.matchedCalendarInviteeEmail,
-        },
-        text: e.text,
-        timestamp: e.timestamp,
-      })),
+    transcripts: (c) => c.entries.map(transcriptEntryJsonOf),
     summaries: (c) => ({ template_name: c.templateName, markdown_formatted: c.markdownFormatted }),
     actionItems: (c) =>
       c.items.map((a) => ({

@@ -15,6 +15,7 @@ import {
   type MeetingDoc,
   type MeetingTypeDoc,
   type TeamDoc,
+  type TranscriptEntryDoc,
   type UserDoc,
 } from '../db/documents.js';
 import { keysOfUsers } from '../domain/api-keys.js';
@@ -22,6 +23,7 @@ import { type Serialised, serialisedContent } from '../domain/content.js';
 import type { ContentCache } from '../domain/content-cache.js';
 import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../domain/crm.js';
 import { findMeetings } from '../domain/meetings.js';
+import { transcriptWindows } from '../domain/transcript-pages.js';
 import type { Viewer } from '../domain/viewer.js';
 
 /** A DataLoader cache shared by every request of the process: entries at most `ttlMs` old. */
@@ -133,6 +135,34 @@ export function createLoaders(
       },
       { cacheKeyFn: (m) => m.recordingId },
     ),
+    /**
+     * Windows of transcripts (lines `from` on, `count` of them): one query per window for a page
+     * of meetings, whose transcripts are usually all asked for from the same line.
+     */
+    transcriptWindows: new DataLoader<TranscriptWindow, TranscriptEntryDoc[] | null, string>(
+      async (windows) => {
+        const byWindow = new Map<string, TranscriptWindow[]>();
+        for (const w of windows) {
+          const key = `${w.from}:${w.count}`;
+          byWindow.set(key, [...(byWindow.get(key) ?? []), w]);
+        }
+        const found = new Map<string, TranscriptEntryDoc[]>();
+        await Promise.all(
+          [...byWindow.values()].map(async (group) => {
+            const { from, count } = group[0]!;
+            const lines = await transcriptWindows(
+              collections,
+              group.map((w) => w.recordingId),
+              from,
+              count,
+            );
+            for (const [recordingId, entries] of lines) found.set(`${recordingId}:${from}:${count}`, entries);
+          }),
+        );
+        return windows.map((w) => found.get(windowKey(w)) ?? null);
+      },
+      { cacheKeyFn: windowKey },
+    ),
     /** The attempts of outbox messages, oldest first: one query for a page of webhook deliveries. */
     deliveryAttempts: new DataLoader<ObjectId, DeliveryAttemptDoc[], string>(
       async (ids) => {
@@ -148,3 +178,11 @@ export function createLoaders(
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/** A window of one recording's transcript: lines `from` on, `count` of them. */
+export interface TranscriptWindow {
+  recordingId: number;
+  from: number;
+  count: number;
+}
+const windowKey = (w: TranscriptWindow) => `${w.recordingId}:${w.from}:${w.count}`;

@@ -51,6 +51,8 @@ export function selectedFieldNames(info: GraphQLResolveInfo, path: readonly stri
 
 /**
  * The content field a field shows: itself, or for a `…Json` twin of Meeting (meeting-content.ts)
- * the field it is the stored JSON of. Limits and refusals that name content apply to both.
+ * the field it is the stored JSON of, and for `transcriptEntries` (its pages) the transcript.
+ * Limits and refusals that name content apply to them all.
  */
-export const contentFieldOf = (name: string): string => (name.endsWith('Json') ? name.slice(0, -4) : name);
+export const contentFieldOf = (name: string): string =>
+  name === 'transcriptEntries' ? 'transcript' : name.endsWith('Json') ? name.slice(0, -4) : name;

@@ -13,7 +13,9 @@ import type {
   TranscriptEntryJson,
 } from '../../domain/content.js';
 import { RawJson } from '../../domain/raw-json.js';
+import { transcriptPage, transcriptWindow } from '../../domain/transcript-pages.js';
 import { builder } from '../builder.js';
+import { connectionOf, listType, pageArgs } from '../connection.js';
 import type { GraphQLContext } from '../context.js';
 import { Meeting } from './meeting.js';
 
@@ -92,7 +94,27 @@ const none = new RawJson<never[]>(Buffer.from('[]'));
 const twin = (what: string) =>
   `${what}, in the REST API's JSON (snake_case) as stored: the cheapest way to copy it elsewhere.`;
 
+const TranscriptEntryList = listType('MeetingTranscriptEntries', TranscriptEntry);
+
 builder.objectFields(Meeting, (t) => ({
+  transcriptEntries: t.field({
+    type: TranscriptEntryList,
+    nullable: true,
+    description:
+      'The transcript a page at a time, in order (only the page is read from the database); null when there is none. Counted as the transcript is (rate limits, connected apps).',
+    args: pageArgs(
+      "The endCursor of the previous page of this meeting's transcript; another meeting's cursor starts from the first line.",
+    ),
+    resolve: async (m, args, { loaders }) => {
+      const window = transcriptWindow(m.recordingId, args);
+      const lines = await loaders.transcriptWindows.load({
+        recordingId: m.recordingId,
+        from: window.from,
+        count: window.limit + 1, // one more: is there a next page?
+      });
+      return lines && connectionOf(transcriptPage(m.recordingId, window, lines));
+    },
+  }),
   transcript: t.field({
     type: [TranscriptEntry],
     nullable: true,
