@@ -20,6 +20,7 @@ import { type Dataset, type DemoPersona, demoDataset, demoMedia, demoPersonas } 
 import { storeMedia } from '../../src/domain/media.js';
 import { ingest, startDeliveryTest } from '../delivery/support.js';
 import { authHeaders, keyOf, type TestApp } from '../support/app.js';
+import { messageOf, postMcp, toolCall } from '../support/mcp.js';
 import { authorize, exchange, registerApp } from '../support/oauth.js';
 import {
   attendeesOf,
@@ -430,20 +431,9 @@ async function mcpTool(
   status: number;
   result?: { structuredContent?: any; isError?: boolean; content: { text: string }[] };
 }> {
-  const res = await fetch(`${t.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      ...authHeaders(credential),
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-  });
-  const text = await res.text();
+  const res = await postMcp(t.url, credential, toolCall(name, args));
   if (res.status !== 200) return { status: res.status };
-  const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
-  return { status: 200, result: (JSON.parse(data) as { result: any }).result };
+  return { status: 200, result: (await messageOf(res)).result };
 }
 
 const chunks = <T>(list: readonly T[], size: number): T[][] =>

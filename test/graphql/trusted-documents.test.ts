@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHeaders, keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { postMcp, toolCall } from '../support/mcp.js';
 
 const key = keyOf('account admin');
 const recent = 'query Recent { meetings(first: 3) { edges { node { recordingId title } } } }';
@@ -103,21 +104,7 @@ describe('GRAPHQL_TRUSTED_ONLY (production)', () => {
   it('leaves the REST and MCP doors working: their documents are the service’s own', async () => {
     const rest = await fetch(`${t.url}/external/v1/meetings?limit=2`, { headers: authHeaders(key) });
     expect(rest.status).toBe(200);
-    const mcp = await fetch(`${t.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        ...authHeaders(key),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-11-25',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'list_teams', arguments: {} },
-      }),
-    });
+    const mcp = await postMcp(t.url, key, toolCall('list_teams'));
     expect(await mcp.text()).toContain('"structuredContent"');
   });
 });

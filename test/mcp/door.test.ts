@@ -7,6 +7,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authHeaders, keyOf, startTestApp, type TestApp } from '../support/app.js';
+import { messageOf, postMcp } from '../support/mcp.js';
 import { authorize, exchange, registerApp } from '../support/oauth.js';
 
 let t: TestApp;
@@ -45,18 +46,8 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 }
 
 /** A JSON-RPC message POSTed as a client of `version` sends it, with the demo account admin's key. */
-function postAsAdmin(message: unknown, version = '2025-11-25'): Promise<Response> {
-  return fetch(`${t.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      ...authHeaders(keyOf('account admin')),
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': version,
-    },
-    body: JSON.stringify(message),
-  });
-}
+const postAsAdmin = (message: unknown, version?: string) =>
+  postMcp(t.url, keyOf('account admin'), message, version);
 
 async function tokenFor(email: string, resource?: string): Promise<string> {
   const app = await registerApp(t);
@@ -268,11 +259,7 @@ describe('clients of the 2025 revisions', () => {
   async function post(version: string, message: Record<string, unknown>) {
     const res = await postAsAdmin({ jsonrpc: '2.0', id: 1, ...message }, version);
     expect(res.status).toBe(200);
-    const text = await res.text();
-    const data = res.headers.get('content-type')?.startsWith('text/event-stream')
-      ? /^data: (.*)$/m.exec(text)![1]!
-      : text;
-    return JSON.parse(data) as { result: any };
+    return (await messageOf(res)) as { result: any };
   }
 
   it.each([
