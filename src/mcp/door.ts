@@ -9,8 +9,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { createMcpHandler, McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { loadOperations, type RouteCall, type RouteRunner } from '../../rest-compat/index.js';
+import { isDatabaseUnavailable } from '../db/outage.js';
 import type { CredentialCache } from '../domain/credential-cache.js';
-import { type DomainError, errorStatus } from '../domain/errors.js';
+import { type DomainError, errorStatus, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../domain/errors.js';
 import { opensDoor, presentedCredential, wrongDoorMessage } from '../domain/viewer.js';
 import type { AuthThrottle } from '../graphql/auth-throttle.js';
 import { domainErrorOf } from '../graphql/errors.js';
@@ -128,6 +129,11 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
       if (domain?.code === 'UNAUTHENTICATED')
         throw new Refusal(401, domain.message, challenge('invalid_token', domain.message));
       if (domain) throw refusalOf(domain);
+      // Recognising a credential the cache does not hold reads the database: down, as on any door.
+      if (isDatabaseUnavailable(error))
+        throw new Refusal(503, 'The database is unavailable: retry shortly.', {
+          'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+        });
       throw error;
     }
     if (!('viewer' in caller)) throw new Refusal(403, 'The ingestion service’s token reads nothing.');

@@ -15,6 +15,7 @@ import {
   startDeliveryTest,
 } from '../delivery/support.js';
 import { keyOf, type TestApp } from '../support/app.js';
+import { postMcp, toolCall } from '../support/mcp.js';
 import type { Receiver } from '../support/receiver.js';
 
 const tom = 'team admin (Sales)';
@@ -161,5 +162,11 @@ describe('a database outage', () => {
     const [again, restAgain] = await Promise.all([graphqlMeetings(), restMeetings()]);
     console.log(`killed, again: graphql ${again.ms} ms, rest ${restAgain.ms} ms`);
     expectUnavailable(again, restAgain);
+
+    // The MCP door, which looks the key up before the SDK runs: 503 with Retry-After too.
+    const mcp = await postMcp(t.url, keyOf('member: multiple teams'), toolCall('list_teams'));
+    expect(mcp.status).toBe(503);
+    expect(mcp.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await mcp.json()).toEqual({ error: expect.stringContaining('database is unavailable') });
   }, 30_000);
 });
