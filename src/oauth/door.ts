@@ -8,9 +8,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ObjectId } from 'mongodb';
-import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC, default as Provider } from 'oidc-provider';
 import type { Collections } from '../db/collections.js';
 import type { UserDoc } from '../db/documents.js';
+import { isDatabaseUnavailable } from '../db/outage.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '../domain/errors.js';
 import { hashSecret } from '../domain/viewer.js';
 import { readBody } from '../http/read-body.js';
 import type { Door } from '../http/server.js';
@@ -47,6 +49,35 @@ const OUTCOME = 'UpstreamOutcome';
 function sendPage(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { ...pageHeaders, 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/**
+ * The answer while the database is down: 503 with Retry-After, as JSON on the endpoints apps call
+ * (RFC 6749's temporarily_unavailable) and as a page where a person's browser is.
+ */
+function unavailableAnswer(pathname: string): {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+} {
+  const retry = { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS), 'cache-control': 'no-store' };
+  if (/\/(token|revoke|register)$/.test(pathname) || pathname === METADATA_PATH)
+    return {
+      status: 503,
+      headers: { ...retry, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({
+        error: 'temporarily_unavailable',
+        error_description: `The service's database is unavailable: retry in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s.`,
+      }),
+    };
+  return {
+    status: 503,
+    headers: { ...retry, ...pageHeaders },
+    body: messagePage(
+      'Try again shortly',
+      'The service cannot reach its database just now. Nothing was granted; reload this page in a few seconds.',
+    ),
+  };
 }
 
 class PageError extends Error {
@@ -116,10 +147,21 @@ export function oauthDoors({
         : undefined,
     ]).then(
       ([op, signIn]) => {
-        // Its own failures (a 500 it answered): the operators' to see, without the request's secrets.
-        op.on('server_error', (_ctx: unknown, error: Error) =>
-          logger.error({ err: error }, 'the authorization server failed a request'),
-        );
+        // Its own failures (a 500 it answered): the operators' to see, without the request's
+        // secrets. A database outage is not one: it becomes a 503 (below), as on every door.
+        op.on('server_error', (ctx: KoaContextWithOIDC, error: Error) => {
+          if (isDatabaseUnavailable(error)) ctx.state.outage = true;
+          else logger.error({ err: error }, 'the authorization server failed a request');
+        });
+        op.use(async (ctx, next) => {
+          await next();
+          if (ctx.state.outage) {
+            const { status, headers, body } = unavailableAnswer(ctx.path);
+            ctx.status = status;
+            ctx.set(headers);
+            ctx.body = body;
+          }
+        });
         return { op, serve: op.callback(), signIn };
       },
       (error) => {
@@ -284,6 +326,12 @@ export function oauthDoors({
       req.headers['x-forwarded-proto'] = protocol.slice(0, -1);
       await serve(req, res);
     } catch (error) {
+      if (isDatabaseUnavailable(error) && !res.headersSent) {
+        const { status, headers, body } = unavailableAnswer(pathname);
+        res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+        return;
+      }
       if (!(error instanceof PageError)) throw error;
       logger.debug({ status: error.status, reason: error.message }, 'oauth page refused');
       sendPage(res, error.status, messagePage(error.title, error.message));

@@ -151,6 +151,8 @@ describe('a database outage', () => {
   }, 60_000);
 
   it('killed: both doors answer 503 quickly, /readyz 503', async () => {
+    // The authorization server is made (it reads its keys) before the database goes.
+    expect((await fetch(`${t.url}/.well-known/oauth-authorization-server`)).status).toBe(200);
     engine.signal('SIGKILL');
     await new Promise((resolve) => engine.child.once('exit', resolve));
     const [graphql, rest, ready] = await Promise.all([graphqlMeetings(), restMeetings(), readyz()]);
@@ -168,5 +170,18 @@ describe('a database outage', () => {
     expect(mcp.status).toBe(503);
     expect(mcp.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await mcp.json()).toEqual({ error: expect.stringContaining('database is unavailable') });
+
+    // The authorization server: its token endpoint answers RFC 6749's temporarily_unavailable.
+    const token = await fetch(`${t.url}/external/v1/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=refresh_token&refresh_token=x&client_id=mga_x&client_secret=y',
+    });
+    expect(token.status).toBe(503);
+    expect(token.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await token.json()).error).toBe('temporarily_unavailable');
+    const authorize = await fetch(`${t.url}/external/v1/oauth2/authorize?response_type=code&client_id=mga_x`);
+    expect(authorize.status).toBe(503);
+    expect(await authorize.text()).toContain('Try again shortly');
   }, 30_000);
 });
