@@ -3,7 +3,7 @@
  * of its command counters, after one unmeasured call (a client calling repeatedly finds its key
  * and the page's names cached). The ceiling has no database: null.
  */
-import type { Child } from './ipc.js';
+import type { Child, Stats } from './ipc.js';
 import { fetchOnce, type LoadRequest } from './load.js';
 import type { Target } from './report.js';
 import type { Servers } from './servers.js';
@@ -40,7 +40,11 @@ export async function commandsOf(
     const answer = await fetchOnce(url, request);
     if (answer.status !== 200) throw new Error(`${name} answered ${answer.status} to ${request.path}`);
   }
-  const after = await child.stats();
+  return commandsBetween(before, await child.stats(), times);
+}
+
+/** The commands between two readings of a server's counters, per request of `times`. */
+export function commandsBetween(before: Stats, after: Stats, times: number): CommandsPerRequest {
   const byName: Record<string, number> = {};
   for (const [name, n] of Object.entries(after.commandsByName))
     if (n !== (before.commandsByName[name] ?? 0))

@@ -7,7 +7,7 @@
  */
 import { keyOf } from '../../test/support/app.js';
 import { authorize, exchange, registerApp, token } from '../../test/support/oauth.js';
-import { commandsOf } from '../commands-per-request.js';
+import { commandsBetween, commandsOf } from '../commands-per-request.js';
 import { Child } from '../ipc.js';
 import type { LoadRequest } from '../load.js';
 import type { CredentialCost } from '../report.js';
@@ -97,17 +97,13 @@ export const oauth: Scenario = {
       if (answer.status !== 200) throw new Error(`a refresh answered ${answer.status}`);
       refreshToken = answer.body.refresh_token;
     }
-    const after = await child.stats();
+    const spent = commandsBetween(before, await child.stats(), refreshes);
     const refresh: CredentialCost = {
       request: 'token endpoint, a refresh (rotated)',
       apiKey: null,
-      token: (after.commands - before.commands) / refreshes,
+      token: spent.perRequest,
       byNameApiKey: {},
-      byNameToken: Object.fromEntries(
-        Object.entries(after.commandsByName)
-          .filter(([n, c]) => c !== (before.commandsByName[n] ?? 0))
-          .map(([n, c]) => [n, (c - (before.commandsByName[n] ?? 0)) / refreshes]),
-      ),
+      byNameToken: spent.byName,
     };
     rows.push(refresh);
     log(`  ${refresh.request.padEnd(40)} ${refresh.token} ${JSON.stringify(refresh.byNameToken)}`);

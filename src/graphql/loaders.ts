@@ -156,7 +156,8 @@ export function createLoaders(
               from,
               count,
             );
-            for (const [recordingId, entries] of lines) found.set(`${recordingId}:${from}:${count}`, entries);
+            for (const [recordingId, entries] of lines)
+              found.set(windowKey({ recordingId, from, count }), entries);
           }),
         );
         return windows.map((w) => found.get(windowKey(w)) ?? null);

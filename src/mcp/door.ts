@@ -102,7 +102,7 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
   );
 
   /** Who may come in: a credential this door accepts, recognised as the other doors recognise it. */
-  async function admit(req: IncomingMessage): Promise<{ credentialId: string; clientId: string }> {
+  async function admit(req: IncomingMessage): Promise<{ credentialId: string; via: string }> {
     let presented: ReturnType<typeof presentedCredential>;
     try {
       presented = presentedCredential(headerOf(req));
@@ -139,7 +139,7 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
     if (!('viewer' in caller)) throw new Refusal(403, 'The ingestion service’s token reads nothing.');
     if (!opensDoor(caller.viewer, 'mcp'))
       throw new Refusal(401, wrongDoorMessage('mcp'), challenge('invalid_token', wrongDoorMessage('mcp')));
-    return { credentialId: caller.viewer.credentialId.toHexString(), clientId: caller.viewer.via };
+    return { credentialId: caller.viewer.credentialId.toHexString(), via: caller.viewer.via };
   }
 
   /**
@@ -197,7 +197,7 @@ export function mcpDoors(options: McpDoorOptions): Door[] {
       const response = await handler.fetch(request, {
         authInfo: {
           token: admitted.credentialId, // not the secret: the tools run with the request's own headers
-          clientId: admitted.clientId,
+          clientId: admitted.via, // the SDK's field; our tools read the request's own credential
           scopes: [SCOPE],
           extra: { call: { req, res, info } satisfies RouteCall },
         },
