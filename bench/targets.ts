@@ -2,7 +2,15 @@
  * The service's targets (issue 14, "Done when"), each PASS or FAIL with its figure; `npm run bench`
  * exits non-zero when one fails. A target whose scenario did not run (`--only`) is left out.
  */
-import type { BenchReport, CredentialCost, PageSizes, ScenarioReport, TargetCheck } from './report.js';
+import {
+  type BenchReport,
+  type CredentialCost,
+  type PageSizes,
+  peers,
+  type ScenarioReport,
+  type Target,
+  type TargetCheck,
+} from './report.js';
 
 export const limits = {
   /** Database commands of one authenticated REST page, page sizes 10 and 100. */
@@ -21,6 +29,11 @@ export const limits = {
   searchP50Ms: 50,
   /** Issue 16: growth of the service's RSS while it streams a 200 MB file to 5 clients. */
   mediaRssGrowthMb: 50,
+  /** Issue 32: the GraphQL door on the REST door's content, against it and against the peers. */
+  graphqlVsRest: 0.5,
+  graphqlVsPeer: 1.2,
+  /** Issue 32: a compressed answer's rate against the same answer uncompressed, on each door. */
+  compressedVsIdentity: 0.6,
 } as const;
 
 type Report = Pick<BenchReport, 'scenarios' | 'pageSizes' | 'fanout' | 'search' | 'media' | 'credentials'>;
@@ -41,6 +54,58 @@ export function serviceTargets(report: Report): TargetCheck[] {
     ...(report.media ? [mediaTarget(report.media)] : []),
     ...credentialTargets(report.credentials ?? []),
     ...mcpTargets(report.scenarios),
+    ...graphqlTargets(report.scenarios),
+  ];
+}
+
+/** The service's median rate in scenario `id` against `against`'s (another scenario or server). */
+function rateRatio(
+  scenarios: readonly ScenarioReport[],
+  name: string,
+  atLeast: number,
+  id: string,
+  against: { id: string; server?: Target },
+): TargetCheck[] {
+  const service = scenarios.find((s) => s.id === id)?.results.service;
+  const other = scenarios.find((s) => s.id === against.id)?.results[against.server ?? 'service'];
+  if (!service || !other) return [];
+  const ratio = service.rps / other.rps;
+  return [
+    check(
+      `${name} >= ${atLeast.toFixed(1)}x`,
+      ratio >= atLeast,
+      `${ratio.toFixed(2)}x (${service.rps.toFixed(1)} vs ${other.rps.toFixed(1)} req/s, median rounds)`,
+    ),
+  ];
+}
+
+/** Issue 32: GraphQL at the REST door's speed, ahead of the peers, compression cheap on both doors. */
+function graphqlTargets(scenarios: readonly ScenarioReport[]): TargetCheck[] {
+  return [
+    ...rateRatio(
+      scenarios,
+      'GraphQL every include vs the REST door on the same content',
+      limits.graphqlVsRest,
+      'graphql',
+      {
+        id: 'rest-include',
+      },
+    ),
+    ...peers.flatMap((peer) =>
+      rateRatio(
+        scenarios,
+        `GraphQL every include vs ${peer} on the same schema and database`,
+        limits.graphqlVsPeer,
+        'graphql',
+        {
+          id: 'graphql',
+          server: peer,
+        },
+      ),
+    ),
+    ...['rest-include', 'graphql'].flatMap((id) =>
+      rateRatio(scenarios, `${id}: brotli vs uncompressed`, limits.compressedVsIdentity, `${id}-br`, { id }),
+    ),
   ];
 }
 

@@ -295,7 +295,7 @@ export const settings = {
       }),
       CONTENT_CACHE_MB: variable({
         description:
-          'content (transcripts, summaries…) kept in the process as its serialised bytes, by version: a page asks the database only which versions are current and reads the bytes of the others (`0`: read them for every request)',
+          'content (transcripts, summaries…) kept in the process as its serialised bytes, by version: a page asks the database only which versions are current and reads the bytes of the others (`0`: read them for every request); as much again holds the shapes GraphQL selections asked of it, so /graphql answers them from bytes too',
         expects: 'a whole number of megabytes, 0 or more',
         schema: z.coerce.number().int().min(0),
         default: '64',

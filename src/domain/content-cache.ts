@@ -5,6 +5,11 @@
  * A document's version is a digest of its bytes, written in the same update (storedContentOf), so
  * what is served is never older than what the database holds, whichever process wrote it.
  * Bounded by bytes; the least recently used go first.
+ *
+ * Beside the stored bytes it keeps the same content in the shapes GraphQL selections asked for
+ * (graphql/content-bytes.ts), by the stored bytes they were made from, so a selection asked again
+ * of unchanged content costs a copy. Bounded by bytes too, separately: at most a few shapes of
+ * each.
  */
 import { LRUCache } from 'lru-cache';
 import type { Collection } from 'mongodb';
@@ -18,15 +23,49 @@ interface Entry {
   content: Serialised;
 }
 
+/** Shapes kept of one content: a frontend's few queries, not every selection anyone sends. */
+const SHAPES_EACH = 4;
+
+const sizeOf = (shapes: Map<string, RawJson>) =>
+  Math.max(
+    1,
+    [...shapes.values()].reduce((total, shaped) => total + shaped.bytes.length, 0),
+  );
+
 export class ContentCache {
   private readonly entries: LRUCache<string, Entry>;
+  private readonly shapes: LRUCache<RawJson, Map<string, RawJson>>;
 
-  /** `maxBytes`: what the kept bytes may add up to (a transcript is ~0.1–0.4 MB). */
+  /**
+   * `maxBytes`: what the kept stored bytes may add up to (a transcript is ~0.1–0.4 MB), and
+   * separately what the kept shapes may.
+   */
   constructor(maxBytes: number) {
     this.entries = new LRUCache<string, Entry>({
       maxSize: maxBytes,
       sizeCalculation: (entry) => Math.max(1, entry.content.json.bytes.length),
+      // Its shapes go with it: nothing will ask for them by those bytes again.
+      dispose: (entry) => this.shapes.delete(entry.content.json),
     });
+    this.shapes = new LRUCache<RawJson, Map<string, RawJson>>({
+      maxSize: maxBytes,
+      sizeCalculation: sizeOf,
+    });
+  }
+
+  /**
+   * `stored` (bytes this cache gave) in the shape named `shape`: made by `make` the first time,
+   * then kept while `stored` is.
+   */
+  shaped(stored: RawJson, shape: string, make: () => RawJson): RawJson {
+    const shapes = this.shapes.get(stored);
+    const held = shapes?.get(shape);
+    if (held) return held;
+    const made = make();
+    const kept = [...(shapes ?? new Map<string, RawJson>())].slice(1 - SHAPES_EACH);
+    // A new map each time: the cache counts an entry's size when it is set.
+    this.shapes.set(stored, new Map([...kept, [shape, made]]));
+    return made;
   }
 
   /** The content of `kind` for the recording, if it is the `version` held. */

@@ -12,21 +12,41 @@
  * Not in Yoga's default executor (@graphql-tools/executor): it fills each object's response in the
  * order its fields resolve, so a field with a synchronous resolver came out before an earlier
  * asynchronous one on a document's first run (`recordedBy title` answered `title, recordedBy`).
- * The spec orders response keys as the selection set; graphql-js and graphql-jit both do.
+ * The spec orders response keys as the selection set; graphql-js and graphql-jit both do, except
+ * that graphql-jit places a key where it first occurs even when @skip/@include leaves that
+ * occurrence out (`a @include(if: false) b a` answers `a, b`, graphql-js `b, a`): documents that
+ * repeat a key under such a condition stay interpreted.
+ *
+ * A document with @defer or @stream runs in @graphql-tools/executor (Yoga's own), the executor that
+ * delivers incrementally; graphql-js 16 and graphql-jit would answer it in one piece.
+ *
+ * Given an execution schema that answers content as bytes (content-bytes.ts), the HTTP door's
+ * queries that read content run over it instead of the public one.
  */
+
+import { normalizedExecutor } from '@graphql-tools/executor';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import {
+  BREAK,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
   execute,
+  type FragmentDefinitionNode,
   GraphQLError,
+  type GraphQLSchema,
+  Kind,
   type OperationDefinitionNode,
+  type SelectionNode,
+  type SelectionSetNode,
   type Source,
   subscribe,
+  visit,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
+import { readsContentOnly } from './content-bytes.js';
+import type { InProcessCaller } from './in-process-result.js';
 
 const COMPILE_AFTER = 2;
 
@@ -41,8 +61,67 @@ type Compiled = CompiledQuery | 'interpreted';
 
 interface PerDocument {
   runs: number;
-  /** By operation name ('' for the only operation). */
+  /** By schema and operation name ('' for the only operation). */
   compiled: Map<string, Compiled>;
+  readsContentOnly: boolean;
+  repeatsConditionalKeys: boolean;
+  /** It uses @defer or @stream. */
+  incremental: boolean;
+}
+
+function isIncremental(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value !== 'defer' && node.name.value !== 'stream') return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
+}
+
+const conditional = (selection: SelectionNode) =>
+  selection.directives?.some((d) => d.name.value === 'skip' || d.name.value === 'include') ?? false;
+
+/**
+ * Whether a selection set of `document` (its fragments spread in, whatever their type conditions)
+ * has a response key twice, one of them under @skip/@include: the key order graphql-jit gets wrong.
+ */
+function repeatsConditionalKeys(document: DocumentNode): boolean {
+  const fragments = new Map(
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d]),
+  );
+  /** `sets`: the selection sets merged under one response key (or an operation's). */
+  const repeats = (sets: readonly SelectionSetNode[]): boolean => {
+    const keys = new Map<string, { conditional: boolean; below: SelectionSetNode[] }>();
+    let repeated = false;
+    const visited = new Set<string>();
+    const collect = (set: SelectionSetNode, underCondition: boolean) => {
+      for (const selection of set.selections) {
+        const condition = underCondition || conditional(selection);
+        if (selection.kind === Kind.FIELD) {
+          const key = selection.alias?.value ?? selection.name.value;
+          const seen = keys.get(key);
+          if (seen && (seen.conditional || condition)) repeated = true;
+          keys.set(key, {
+            conditional: (seen?.conditional ?? false) || condition,
+            below: [...(seen?.below ?? []), ...(selection.selectionSet ? [selection.selectionSet] : [])],
+          });
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet, condition);
+        else if (!visited.has(selection.name.value)) {
+          visited.add(selection.name.value);
+          const fragment = fragments.get(selection.name.value);
+          if (fragment) collect(fragment.selectionSet, condition);
+        }
+      }
+    };
+    for (const set of sets) collect(set, false);
+    return repeated || [...keys.values()].some((k) => k.below.length > 0 && repeats(k.below));
+  };
+  return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && repeats([d.selectionSet]));
 }
 
 function operationOf(args: ExecutionArgs): OperationDefinitionNode | undefined {
@@ -78,18 +157,39 @@ function withPositionsIn(result: ExecutionResult, source: Source | undefined): E
 export function compiledExecution(events: {
   onCompiled: (operationName: string | undefined) => void;
   onCompileError: (errors: unknown) => void;
+  /** The execution schema answering content as bytes, for requests whose answer Yoga serialises. */
+  contentAsBytes?: GraphQLSchema;
 }): Plugin {
   const documents = new WeakMap<DocumentNode, PerDocument>();
 
+  function entryOf(document: DocumentNode): PerDocument {
+    let entry = documents.get(document);
+    if (!entry) {
+      entry = {
+        runs: 0,
+        compiled: new Map(),
+        readsContentOnly: readsContentOnly(document),
+        repeatsConditionalKeys: repeatsConditionalKeys(document),
+        incremental: isIncremental(document),
+      };
+      documents.set(document, entry);
+    }
+    return entry;
+  }
+
+  /** The schema `args` run over: the public one, or the one answering content as bytes. */
+  function schemaFor(args: ExecutionArgs): GraphQLSchema {
+    const bytes = events.contentAsBytes;
+    if (!bytes || operationOf(args)?.operation !== 'query') return args.schema;
+    if ((args.contextValue as InProcessCaller).handOver) return args.schema;
+    return entryOf(args.document).readsContentOnly ? bytes : args.schema;
+  }
+
   function compiledFor(args: ExecutionArgs): CompiledQuery | undefined {
     if (operationOf(args)?.operation !== 'query') return undefined;
-    let entry = documents.get(args.document);
-    if (!entry) {
-      entry = { runs: 0, compiled: new Map() };
-      documents.set(args.document, entry);
-    }
-    if (++entry.runs < COMPILE_AFTER) return undefined;
-    const name = args.operationName ?? '';
+    const entry = entryOf(args.document);
+    if (++entry.runs < COMPILE_AFTER || entry.repeatsConditionalKeys) return undefined;
+    const name = `${args.schema === events.contentAsBytes ? 'bytes' : 'public'}:${args.operationName ?? ''}`;
     let compiled = entry.compiled.get(name);
     if (!compiled) {
       const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
@@ -110,9 +210,14 @@ export function compiledExecution(events: {
       setSubscribeFn(subscribe);
     },
     onExecute({ args, setExecuteFn }) {
-      const compiled = compiledFor(args);
+      if (entryOf(args.document).incremental) {
+        setExecuteFn(normalizedExecutor);
+        return;
+      }
+      const schema = schemaFor(args);
+      const compiled = compiledFor({ ...args, schema });
       if (!compiled) {
-        setExecuteFn(execute);
+        setExecuteFn((run) => execute({ ...run, schema }));
         return;
       }
       const source = args.document.loc?.source;

@@ -6,7 +6,7 @@
  * worker, which builds webhook bodies as their owner with no request at all, runs its documents
  * through createExecutor: these and nothing else, so a body is what the doors would answer.
  */
-import { type DocumentNode, type ExecutionResult, GraphQLError } from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
 import { compiledExecution } from './compiled-execution.js';
@@ -23,9 +23,13 @@ export function documentRules() {
   return [armor(), nestingLimit(), subscriptionRootRule()];
 }
 
-/** Runs queries in graphql-jit once they are hot, everything else in graphql-js (compiled-execution.ts). */
-export function executor(logger: Logger): Plugin {
+/**
+ * Runs queries in graphql-jit once they are hot, everything else in graphql-js
+ * (compiled-execution.ts); given `contentAsBytes`, content read over HTTP runs over it.
+ */
+export function executor(logger: Logger, contentAsBytes?: GraphQLSchema): Plugin {
   return compiledExecution({
+    contentAsBytes,
     onCompiled: (operationName) => logger.debug({ operationName }, 'query compiled'),
     onCompileError: (errors) =>
       logger.warn({ errors }, 'graphql-jit could not compile a query; interpreting it'),

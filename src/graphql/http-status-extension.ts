@@ -13,6 +13,7 @@
  */
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { answerBytes } from './content-bytes.js';
 
 type Serialisable = ExecutionResult & { stringify?: (result: ExecutionResult) => string };
 
@@ -58,7 +59,7 @@ export function exposeHttpStatus(): Plugin {
               .return?.()
               ?.catch(() => {});
           const error = requestError(
-            `Not acceptable: this operation can be answered as ${acceptable}. Send an Accept header naming one of these (a subscription streams as text/event-stream).`,
+            `Not acceptable: this operation can be answered as ${acceptable}. Send an Accept header naming one of these (a subscription, or a document with @defer or @stream, is answered in parts).`,
             406,
           );
           return new fetchAPI.Response(JSON.stringify({ errors: [error.toJSON()] }), {
@@ -75,7 +76,7 @@ export function exposeHttpStatus(): Plugin {
       );
       if (!statuses.some((s) => s !== undefined)) return;
       original.stringify = (sanitised) =>
-        JSON.stringify({
+        answerBytes({
           ...sanitised,
           errors: sanitised.errors?.map((error: GraphQLError, i) => {
             const json = error.toJSON();

@@ -23,6 +23,7 @@ import { type Serialised, serialisedContent } from '../domain/content.js';
 import type { ContentCache } from '../domain/content-cache.js';
 import { type CrmMatches, crmConnectionOf, crmMatchesFor } from '../domain/crm.js';
 import { findMeetings } from '../domain/meetings.js';
+import type { RawJson } from '../domain/raw-json.js';
 import { transcriptWindows } from '../domain/transcript-pages.js';
 import type { Viewer } from '../domain/viewer.js';
 
@@ -118,6 +119,12 @@ export function createLoaders(
   const directory = shared.directory ?? createDirectory(collections);
   return {
     ...content,
+    /**
+     * `stored` content in the shape named `shape` (a GraphQL selection's): kept beside the stored
+     * bytes by the process's content cache, made by `make` for each request without one.
+     */
+    shaped: (stored: RawJson, shape: string, make: () => RawJson): RawJson =>
+      shared.contentCache ? shared.contentCache.shaped(stored, shape, make) : make(),
     /** Meetings by recording id, null for any the viewer may not see (node lookups). */
     meetings: new DataLoader((ids: readonly number[]) =>
       viewer ? findMeetings(collections, viewer, ids) : Promise.resolve(ids.map(() => null)),

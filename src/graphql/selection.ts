@@ -6,11 +6,15 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   GraphQLIncludeDirective,
+  type GraphQLObjectType,
   type GraphQLResolveInfo,
   GraphQLSkipDirective,
   getDirectiveValues,
+  isAbstractType,
+  type NamedTypeNode,
   type SelectionNode,
   type SelectionSetNode,
+  typeFromAST,
 } from 'graphql';
 
 type Variables = GraphQLResolveInfo['variableValues'];
@@ -56,3 +60,42 @@ export function selectedFieldNames(info: GraphQLResolveInfo, path: readonly stri
  */
 export const contentFieldOf = (name: string): string =>
   name === 'transcriptEntries' ? 'transcript' : name.endsWith('Json') ? name.slice(0, -4) : name;
+
+/**
+ * The fields selected below `fieldNodes` (one response key's nodes, merged) on the object type
+ * `type`, by response key in the order the answer shows them, each with every node that asks for
+ * it: graphql-js's own collection (execution/collectFields.ts, which it does not export), through
+ * inline fragments and fragment spreads (each spread once), as @skip / @include leave them.
+ */
+export function collectSubfields(
+  info: Pick<GraphQLResolveInfo, 'schema' | 'fragments' | 'variableValues'>,
+  type: GraphQLObjectType,
+  fieldNodes: readonly FieldNode[],
+): Map<string, FieldNode[]> {
+  const fields = new Map<string, FieldNode[]>();
+  const visited = new Set<string>();
+  const applies = (condition: NamedTypeNode | undefined) => {
+    if (!condition) return true;
+    const named = typeFromAST(info.schema, condition);
+    return named === type || (isAbstractType(named) && info.schema.isSubType(named, type));
+  };
+  const collect = (set: SelectionSetNode) => {
+    for (const selection of set.selections) {
+      if (!isIncluded(selection, info.variableValues)) continue;
+      if (selection.kind === 'Field') {
+        const key = selection.alias?.value ?? selection.name.value;
+        fields.set(key, [...(fields.get(key) ?? []), selection]);
+      } else if (selection.kind === 'InlineFragment') {
+        if (applies(selection.typeCondition)) collect(selection.selectionSet);
+      } else {
+        const name = selection.name.value;
+        const fragment = info.fragments[name];
+        if (visited.has(name) || !fragment) continue;
+        visited.add(name);
+        if (applies(fragment.typeCondition)) collect(fragment.selectionSet);
+      }
+    }
+  };
+  for (const node of fieldNodes) if (node.selectionSet) collect(node.selectionSet);
+  return fields;
+}

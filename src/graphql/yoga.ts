@@ -24,12 +24,14 @@ import type { Logger } from '../logger.js';
 import { type AdmissionPolicy, admission, type ShedReason } from './admission.js';
 import type { AuthThrottle } from './auth-throttle.js';
 import { type BodyLimits, bodyLimit } from './body-limit.js';
+import { contentAsBytes, splicedAnswers } from './content-bytes.js';
 import type { GraphQLContext, ResolverServices } from './context.js';
 import { domainErrorOf } from './errors.js';
 import { documentRules, errorMasker, executor, isClientFacing } from './execution.js';
 import { type GraphiQLSetup, graphiqlOptions } from './graphiql.js';
 import { exposeHttpStatus } from './http-status-extension.js';
 import { type InProcessCaller, inProcessResult } from './in-process-result.js';
+import { incrementalDelivery } from './incremental-delivery.js';
 import { createLoaders, type Directory } from './loaders.js';
 import { neverOverloaded, type Overload } from './overload.js';
 import { isPublicIntrospection, publicIntrospection } from './public-introspection.js';
@@ -48,6 +50,9 @@ export interface ServerContext extends InProcessCaller {
 }
 
 export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
+
+/** The execution schema answering content as bytes (content-bytes.ts), made once per process. */
+const bytesSchema = contentAsBytes(schema);
 
 export function createGraphQLServer(options: {
   collections: Collections;
@@ -131,13 +136,15 @@ export function createGraphQLServer(options: {
         ...(options.uploads ?? { maxUploadBytes: options.maxBodyBytes, mayUpload: () => false }),
       }),
       ...(options.trustedDocuments ? trustedDocuments(options.trustedDocuments) : []),
+      ...incrementalDelivery(), // @defer/@stream: their rules, multipart/mixed and event-stream answers
       publicIntrospection(), // marks introspection-only requests before the context authenticates
       ...documentRules(),
       rateLimit(collections, options.rateLimits, options.onRateLimited ?? (() => {})),
       admission(options.admission, options.onShed ?? (() => {}), overload.loopBehind),
-      executor(logger),
+      executor(logger, bytesSchema),
       exposeHttpStatus(),
       unavailable(logger),
+      splicedAnswers(),
       inProcessResult(),
     ],
     maskedErrors: { maskError: errorMasker(logger, overload) },

@@ -45,6 +45,16 @@ function headersOf(response: Response): OutgoingHttpHeaders {
   return headers;
 }
 
+/**
+ * A body's bytes as a Buffer, not copied: Yoga's fetch ponyfill answers arrayBuffer() with a Buffer
+ * already, which Buffer.from would copy byte by byte (~2 ms a page of transcripts).
+ */
+function bytesOf(body: ArrayBuffer | Uint8Array): Buffer {
+  return ArrayBuffer.isView(body)
+    ? Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+    : Buffer.from(body);
+}
+
 export function graphqlDoor(graphql: GraphQLServer): Door {
   let graphiql: Promise<PrecompressedPage> | undefined;
   return {
@@ -63,7 +73,7 @@ export function graphqlDoor(graphql: GraphQLServer): Door {
         await sendNodeResponse(response, res, req, false);
         return;
       }
-      const body = Buffer.from(await response.arrayBuffer());
+      const body = bytesOf(await response.arrayBuffer());
       if (response.status === 200 && contentType.startsWith('text/html') && wantsGraphiQL(req)) {
         graphiql ??= PrecompressedPage.create(body, contentType, graphiqlCacheControl);
         return (await graphiql).send(req, res, graphiqlHeaders);

@@ -51,6 +51,16 @@ describe('content cache', () => {
 
   it('content written elsewhere shows on the next read, not a stale copy', async () => {
     await read();
+    // The shape /graphql made of it (content-bytes.ts) is kept too, and must not outlive it either.
+    const shaped = async () =>
+      (
+        await t.graphql(
+          `query($id: Int!) { meeting(recordingId: $id) { transcript { text } } }`,
+          { id: meeting.recording_id },
+          admin,
+        )
+      ).body.data.meeting.transcript[0].text;
+    expect(await shaped()).toBe(meeting.transcript![0]!.text);
     const rewritten = meeting.transcript!.map((e, i) => (i === 0 ? { ...e, text: 'Rewritten since.' } : e));
     // Straight to the database, as another process would: nothing tells this one's cache.
     await storeRecording(
@@ -60,6 +70,31 @@ describe('content cache', () => {
     const after = await read();
     expect(after.transcript[0]!.text).toBe('Rewritten since.');
     expect(after.projections).toHaveLength(2); // the version changed: its bytes were read again
+    expect(await shaped()).toBe('Rewritten since.');
+  });
+
+  it('keeps a few shapes of each content, made once each, and forgets them with it', () => {
+    const cache = new ContentCache(10_000);
+    const stored = new RawJson<never[]>(Buffer.from('[1]'));
+    cache.set('transcripts', 1, 'a', { json: stored });
+    let made = 0;
+    const shape = (name: string) =>
+      cache.shaped(stored, name, () => {
+        made++;
+        return new RawJson(Buffer.from(`"${name}"`));
+      });
+    expect(Buffer.from(shape('s1').bytes).toString()).toBe('"s1"');
+    shape('s1');
+    expect(made).toBe(1);
+    for (const name of ['s2', 's3', 's4', 's5']) shape(name);
+    expect(made).toBe(5);
+    shape('s5'); // held
+    shape('s1'); // the oldest of five: let go
+    expect(made).toBe(6);
+    // A new version replaces the content: its shapes go with the old bytes.
+    cache.set('transcripts', 1, 'b', { json: new RawJson<never[]>(Buffer.from('[2]')) });
+    shape('s5');
+    expect(made).toBe(7);
   });
 
   it('holds at most its budget of bytes, forgetting the least recently used first', () => {

@@ -1,4 +1,6 @@
 /** Assembles the schema: each import registers its types, queries and mutations on the builder. */
+import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
+import { specifiedDirectives } from 'graphql';
 import { builder } from '../builder.js';
 import './meeting.js';
 import './meeting-content.js';
@@ -13,4 +15,11 @@ import './download.js';
 import './ingestion.js';
 import './subscription.js';
 
-export const schema = builder.toSchema({ sortSchema: true });
+/**
+ * With @defer and @stream (incremental delivery, which Yoga's defer-stream plugin validates and
+ * serves): declared here, so schema.graphql, trusted documents and every door know them.
+ */
+export const schema = builder.toSchema({
+  sortSchema: true,
+  directives: [...specifiedDirectives, GraphQLDeferDirective, GraphQLStreamDirective],
+});

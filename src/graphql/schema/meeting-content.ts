@@ -78,14 +78,38 @@ export const Highlight = builder.objectRef<HighlightJson>('Highlight').implement
 
 type Kind = keyof ContentJson;
 
+/**
+ * Meeting's content fields: the kind of content each shows, and what it answers for a meeting
+ * without any (the lists an empty list, as REST does). content-bytes.ts answers the same fields
+ * from bytes on /graphql.
+ */
+export const contentFields = {
+  transcript: { kind: 'transcripts', none: null },
+  defaultSummary: { kind: 'summaries', none: null },
+  actionItems: { kind: 'actionItems', none: [] },
+  highlights: { kind: 'highlights', none: [] },
+} as const satisfies Record<string, { kind: Kind; none: null | [] }>;
+
+export type ContentField = keyof typeof contentFields;
+
 /** The stored JSON of a meeting's content of `kind`, null when it has none. */
-async function stored<K extends Kind>(
+export async function stored<K extends Kind>(
   kind: K,
   recordingId: number,
   { loaders }: GraphQLContext,
 ): Promise<RawJson<ContentJson[K]> | null> {
   const content = await (loaders[kind] as GraphQLContext['loaders'][K]).load(recordingId);
   return (content?.json as RawJson<ContentJson[K]> | undefined) ?? null;
+}
+
+/** A content field's value as graphql-js completes it: the stored JSON parsed. */
+async function parsed<F extends ContentField>(
+  field: F,
+  recordingId: number,
+  context: GraphQLContext,
+): Promise<ContentJson[(typeof contentFields)[F]['kind']] | (typeof contentFields)[F]['none']> {
+  const { kind, none } = contentFields[field];
+  return ((await stored(kind, recordingId, context))?.parse() ?? none) as never;
 }
 
 /** What the list twins answer for a meeting without that content, as the lists do. */
@@ -118,7 +142,7 @@ builder.objectFields(Meeting, (t) => ({
   transcript: t.field({
     type: [TranscriptEntry],
     nullable: true,
-    resolve: async (m, _a, context) => (await stored('transcripts', m.recordingId, context))?.parse() ?? null,
+    resolve: (m, _a, context) => parsed('transcript', m.recordingId, context),
   }),
   transcriptJson: t.field({
     type: 'JSON',
@@ -129,7 +153,7 @@ builder.objectFields(Meeting, (t) => ({
   defaultSummary: t.field({
     type: Summary,
     nullable: true,
-    resolve: async (m, _a, context) => (await stored('summaries', m.recordingId, context))?.parse() ?? null,
+    resolve: (m, _a, context) => parsed('defaultSummary', m.recordingId, context),
   }),
   defaultSummaryJson: t.field({
     type: 'JSON',
@@ -139,7 +163,7 @@ builder.objectFields(Meeting, (t) => ({
   }),
   actionItems: t.field({
     type: [ActionItem],
-    resolve: async (m, _a, context) => (await stored('actionItems', m.recordingId, context))?.parse() ?? [],
+    resolve: (m, _a, context) => parsed('actionItems', m.recordingId, context),
   }),
   actionItemsJson: t.field({
     type: 'JSON',
@@ -148,7 +172,7 @@ builder.objectFields(Meeting, (t) => ({
   }),
   highlights: t.field({
     type: [Highlight],
-    resolve: async (m, _a, context) => (await stored('highlights', m.recordingId, context))?.parse() ?? [],
+    resolve: (m, _a, context) => parsed('highlights', m.recordingId, context),
   }),
   highlightsJson: t.field({
     type: 'JSON',
