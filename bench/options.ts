@@ -21,10 +21,11 @@ Load
   --rounds N              rounds per scenario: each measures every server in turn for duration/N
                           seconds; each server's median round is reported (default 3)
   --warmup S              seconds of warm-up of each server before a scenario's first round (default 2)
-  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, search, media, fanout, engine, oauth, mcp
-                          (rest-include and graphql also run once with Accept-Encoding: br, as
-                          rest-include-br and graphql-br, against the service and the direct
-                          handler only: the ceiling serves identity bytes; or name those ids alone)
+  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, defer, search, media, fanout, engine, oauth, mcp
+                          (rest-include and graphql also run compressed, with Accept-Encoding: br
+                          as <id>-br and as browsers send it, gzip and br alike, as <id>-browser,
+                          against the service and the direct handler only: the ceiling serves
+                          identity bytes; or name those ids alone)
   --log-level L           the service's LOG_LEVEL (default info; its output is discarded)
   --peers                 also serve the GraphQL scenario with ${peers.join(', ')}: the same
                           schema and database, each in its own process (bench/peers.ts)

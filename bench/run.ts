@@ -11,14 +11,15 @@ import { benchOptions, usage } from './options.js';
 import { compareReports } from './report.js';
 import { startRun } from './run-context.js';
 import { gatherReport, writeReport } from './run-report.js';
+import { defer } from './scenarios/defer.js';
 import { engine } from './scenarios/engine.js';
 import { fanout } from './scenarios/fanout.js';
-import { graphql, graphqlBrotli } from './scenarios/graphql.js';
+import { graphql, graphqlBrotli, graphqlBrowser } from './scenarios/graphql.js';
 import { mcp } from './scenarios/mcp.js';
 import { media } from './scenarios/media.js';
 import { oauth } from './scenarios/oauth.js';
 import { restIncludePageSizes, restListPageSizes } from './scenarios/page-sizes.js';
-import { restInclude, restIncludeBrotli } from './scenarios/rest-include.js';
+import { restInclude, restIncludeBrotli, restIncludeBrowser } from './scenarios/rest-include.js';
 import { restList } from './scenarios/rest-list.js';
 import { isSelected, type Scenario, type ScenarioRows, serversWanted } from './scenarios/scenario.js';
 import { search } from './scenarios/search.js';
@@ -33,8 +34,11 @@ const scenarios: readonly Scenario[] = [
   mcp,
   restInclude,
   restIncludeBrotli,
+  restIncludeBrowser,
   graphql,
   graphqlBrotli,
+  graphqlBrowser,
+  defer,
   transcript,
   restListPageSizes,
   restIncludePageSizes,

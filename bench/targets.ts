@@ -32,7 +32,10 @@ export const limits = {
   /** Issue 32: the GraphQL door on the REST door's content, against it and against the peers. */
   graphqlVsRest: 0.5,
   graphqlVsPeer: 1.2,
-  /** Issue 32: a compressed answer's rate against the same answer uncompressed, on each door. */
+  /**
+   * Issue 32: a compressed answer's rate against the same answer uncompressed, on each door, as a
+   * browser asks (the br-only rows are shown beside them).
+   */
   compressedVsIdentity: 0.6,
 } as const;
 
@@ -103,8 +106,15 @@ function graphqlTargets(scenarios: readonly ScenarioReport[]): TargetCheck[] {
         },
       ),
     ),
+    // As browsers ask (gzip and br alike), the encoding is the server's to choose.
     ...['rest-include', 'graphql'].flatMap((id) =>
-      rateRatio(scenarios, `${id}: brotli vs uncompressed`, limits.compressedVsIdentity, `${id}-br`, { id }),
+      rateRatio(
+        scenarios,
+        `${id}: compressed as a browser asks vs uncompressed`,
+        limits.compressedVsIdentity,
+        `${id}-browser`,
+        { id },
+      ),
     ),
   ];
 }

@@ -6,7 +6,7 @@
 import { benchAdmin } from '../dataset.js';
 import { benchGraphQLQuery } from '../direct.js';
 import { peers } from '../report.js';
-import { brotli, loadScenario } from './load-scenario.js';
+import { brotli, browserEncodings, loadScenario } from './load-scenario.js';
 
 export const graphql = loadScenario('graphql', ({ opts }) => ({
   name: 'GraphQL meetings, same fields',
@@ -20,3 +20,5 @@ export const graphql = loadScenario('graphql', ({ opts }) => ({
 }));
 
 export const graphqlBrotli = brotli(graphql);
+
+export const graphqlBrowser = browserEncodings(graphql);

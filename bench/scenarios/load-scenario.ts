@@ -4,7 +4,7 @@
  * means something only between equal answers) and the service's is what the ceiling serves; then
  * each server is warmed up, measured round after round in turn, and reported by its median round
  * (rounds.ts) with its exact commands per request. rest-list, rest-include, graphql and transcript
- * are load scenarios; `brotli` makes the compressed variant of one.
+ * are load scenarios; `brotli` and `browserEncodings` make compressed variants of one.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,25 +55,35 @@ export function loadScenario(
 }
 
 /**
- * The scenario's request as a browser or SDK sends it: compressed (brotli, quality 4), against the
- * service and the direct baseline only (the ceiling serves identity bytes). It runs with the
- * scenario, or alone as `<id>-br`.
+ * The scenario's request compressed, as `acceptEncoding` asks, against the service and the direct
+ * baseline only (the ceiling serves identity bytes). It runs with the scenario, or alone as
+ * `<id>-<suffix>`.
  */
-export function brotli(scenario: LoadScenario): LoadScenario {
-  const id = `${scenario.id}-br`;
+function compressed(scenario: LoadScenario, suffix: string, acceptEncoding: string): LoadScenario {
+  const id = `${scenario.id}-${suffix}`;
   return loadScenario(
     id,
     (run, servers) => {
       const { name, request } = scenario.requestOf(run, servers);
       return {
-        name: `${name}, Accept-Encoding: br`,
-        request: { ...request, headers: { ...request.headers, 'accept-encoding': 'br' } },
+        name: `${name}, Accept-Encoding: ${acceptEncoding}`,
+        request: { ...request, headers: { ...request.headers, 'accept-encoding': acceptEncoding } },
         targets: ['service', 'direct'],
       };
     },
     [id, scenario.id],
   );
 }
+
+/** As an SDK asking for brotli alone sends it (brotli, quality 4, the whole answer compressed). */
+export const brotli = (scenario: LoadScenario) => compressed(scenario, 'br', 'br');
+
+/**
+ * As a browser sends it, gzip and brotli alike: the server's choice, gzip spliced from stored
+ * content where the answer has it (src/http/spliced-gzip.ts).
+ */
+export const browserEncodings = (scenario: LoadScenario) =>
+  compressed(scenario, 'browser', 'gzip, deflate, br, zstd');
 
 async function measureUnderLoad(
   run: RunContext,

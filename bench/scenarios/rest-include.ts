@@ -4,7 +4,7 @@
  */
 import { allIncludes } from '../direct.js';
 import type { LoadRequest } from '../load.js';
-import { brotli, loadScenario } from './load-scenario.js';
+import { brotli, browserEncodings, loadScenario } from './load-scenario.js';
 import { meetingsPage } from './rest-list.js';
 
 const everyInclude = Object.keys(allIncludes)
@@ -20,3 +20,5 @@ export const restInclude = loadScenario('rest-include', () => ({
 }));
 
 export const restIncludeBrotli = brotli(restInclude);
+
+export const restIncludeBrowser = browserEncodings(restInclude);

@@ -59,7 +59,22 @@ export function serialiseJsonParts(value: unknown): Uint8Array[] {
   return parts.flatMap((part, i) => (i === 0 ? [Buffer.from(part)] : [raw[i - 1]!, Buffer.from(part)]));
 }
 
-/** `value` as UTF-8 JSON, with each RawJson inside it copied in as its bytes. */
+/** The parts of what `serialiseJson` wrote, by the buffer it wrote them into. */
+const partsWritten = new WeakMap<Uint8Array, readonly Uint8Array[]>();
+
+/**
+ * `value` as UTF-8 JSON, with each RawJson inside it copied in as its bytes. The parts are
+ * remembered by the buffer returned (`partsOf`): a writer handed the buffer back (Yoga's answer)
+ * can compress them one by one (http/spliced-gzip.ts).
+ */
 export function serialiseJson(value: unknown): Buffer {
-  return Buffer.concat(serialiseJsonParts(value));
+  const parts = serialiseJsonParts(value);
+  const joined = Buffer.concat(parts);
+  if (parts.length > 1) partsWritten.set(joined, parts);
+  return joined;
+}
+
+/** `bytes` as the parts `serialiseJson` wrote them in, or as one part. */
+export function partsOf(bytes: Uint8Array): readonly Uint8Array[] {
+  return partsWritten.get(bytes) ?? [bytes];
 }

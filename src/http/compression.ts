@@ -8,6 +8,11 @@
  * Levels (measured on 2–25 MB meeting pages, see docs/api/endpoints.md): brotli quality 4 compresses
  * JSON smaller than gzip level 6 in less CPU time; quality 5+ costs markedly more time for a few
  * percent. Static pages are compressed once, harder (brotli 9, gzip 9), and cached.
+ *
+ * An answer written in parts (stored content between the text around it) is gzipped by splicing
+ * its parts' deflate streams, each made once (spliced-gzip.ts): a page of transcripts then costs
+ * about what it costs uncompressed. So when a client accepts gzip as much as brotli (browsers
+ * send both), such an answer goes as gzip.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
@@ -22,6 +27,7 @@ import {
   gzip,
   type ZlibOptions,
 } from 'node:zlib';
+import { splicedGzip } from './spliced-gzip.js';
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -41,9 +47,12 @@ export const GZIP_LEVEL = 6;
 
 /**
  * The encoding to answer with, from an Accept-Encoding header: the client's highest q-value among
- * br and gzip (`*` counts for both), brotli on a tie; undefined for identity.
+ * br and gzip (`*` counts for both), `onTie` (brotli unless said) on a tie; undefined for identity.
  */
-export function negotiateEncoding(acceptEncoding: string | string[] | undefined): Encoding | undefined {
+export function negotiateEncoding(
+  acceptEncoding: string | string[] | undefined,
+  onTie: Encoding = 'br',
+): Encoding | undefined {
   const header = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
   if (!header) return undefined;
   const q: Record<string, number> = {};
@@ -57,7 +66,8 @@ export function negotiateEncoding(acceptEncoding: string | string[] | undefined)
   const br = weight('br');
   const gzip = weight('gzip');
   if (br <= 0 && gzip <= 0) return undefined;
-  return br >= gzip ? 'br' : 'gzip';
+  if (br === gzip) return onTie;
+  return br > gzip ? 'br' : 'gzip';
 }
 
 function compressor(encoding: Encoding, size: number) {
@@ -87,6 +97,13 @@ function withoutLength(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
   return copy;
 }
 
+function writeParts(res: ServerResponse, parts: readonly Uint8Array[]): void {
+  res.cork(); // the parts go out together (one writev), not one packet each
+  for (const part of parts) res.write(part);
+  res.uncork();
+  res.end();
+}
+
 /**
  * Answers with `body` (text, bytes, or bytes in parts, written in order without being joined),
  * compressed when the request accepts it and the body is large enough. Resolves when the body is
@@ -103,19 +120,23 @@ export async function sendCompressible(
   const length = parts.reduce((total, part) => total + part.length, 0);
   const out = withoutLength(headers);
   addVary(res, out);
+  const spliced = parts.length > 1;
   const encoding =
-    length >= MIN_COMPRESSED_BYTES ? negotiateEncoding(req.headers['accept-encoding']) : undefined;
+    length >= MIN_COMPRESSED_BYTES
+      ? negotiateEncoding(req.headers['accept-encoding'], spliced ? 'gzip' : 'br')
+      : undefined;
   const bodyless = req.method === 'HEAD' || status === 204 || status === 304;
   if (!encoding || bodyless) {
     res.writeHead(status, { ...out, 'content-length': length });
-    if (bodyless) {
-      res.end();
-      return;
-    }
-    res.cork(); // the parts go out together (one writev), not one packet each
-    for (const part of parts) res.write(part);
-    res.uncork();
-    res.end();
+    if (bodyless) res.end();
+    else writeParts(res, parts);
+    return;
+  }
+  if (encoding === 'gzip' && spliced) {
+    const gzipped = await splicedGzip(parts, GZIP_LEVEL);
+    const size = gzipped.reduce((total, part) => total + part.length, 0);
+    res.writeHead(status, { ...out, 'content-encoding': 'gzip', 'content-length': size });
+    writeParts(res, gzipped);
     return;
   }
   res.writeHead(status, { ...out, 'content-encoding': encoding });

@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { sendNodeResponse } from '@whatwg-node/server';
+import { partsOf } from '../domain/raw-json.js';
 import type { GraphQLServer, ServerContext } from '../graphql/yoga.js';
 import {
   entityTag,
@@ -73,7 +74,9 @@ export function graphqlDoor(graphql: GraphQLServer): Door {
         await sendNodeResponse(response, res, req, false);
         return;
       }
-      const body = bytesOf(await response.arrayBuffer());
+      // Yoga's fetch ponyfill hands back the very buffer the answer was written into.
+      const written = (await response.arrayBuffer()) as ArrayBuffer | Uint8Array;
+      const body = bytesOf(written);
       if (response.status === 200 && contentType.startsWith('text/html') && wantsGraphiQL(req)) {
         graphiql ??= PrecompressedPage.create(body, contentType, graphiqlCacheControl);
         return (await graphiql).send(req, res, graphiqlHeaders);
@@ -89,7 +92,9 @@ export function graphqlDoor(graphql: GraphQLServer): Door {
           return;
         }
       }
-      await sendCompressible(req, res, response.status, headers, body);
+      // In the parts it was written in, when it is answered from stored content (content-bytes.ts).
+      const parts = ArrayBuffer.isView(written) ? partsOf(written) : [body];
+      await sendCompressible(req, res, response.status, headers, parts);
     },
   };
 }

@@ -131,6 +131,11 @@ export async function createProvider({
         },
       },
     },
+    // A browser app (a public client) calls the token endpoint from the origin it is sent back
+    // to; nothing else is let through (oidc-provider's default, stated as ours).
+    clientBasedCORS: (_ctx, origin, client) =>
+      client.clientAuthMethod === 'none' &&
+      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     extraClientMetadata: {
       // RFC 7591's software_id: no meaning here; declared so that the validator below runs once
       // for every client oidc-provider builds.

@@ -1,0 +1,125 @@
+/**
+ * `--only defer`: what a frontend shows first. The GraphQL scenario's query (ten meetings with
+ * every content field) one request at a time, as it is, and with the content `@defer`red asked as
+ * multipart/mixed: the time until the first part (the list, without content) has arrived, against
+ * the time of the whole undeferred answer. Target (issue 32): under a fifth of it, medians.
+ */
+import { request } from 'node:http';
+import { benchAdmin } from '../dataset.js';
+import { benchGraphQLQuery } from '../direct.js';
+import { percentile } from '../load.js';
+import type { Scenario } from './scenario.js';
+
+const TIMES = 20;
+export const FIRST_PART_SHARE = 0.2;
+
+/** The bench query with its content fields (transcript … crmMatches) deferred as one fragment. */
+export const deferredQuery = benchGraphQLQuery.replace(
+  /(\n\s*transcript \{[\s\S]*?crmMatches \{[^\n]*\})/,
+  '\n        ... @defer {$1\n        }',
+);
+
+/**
+ * Milliseconds until the first part of the answer has arrived (for multipart/mixed: its JSON
+ * followed by the next boundary) and until the whole has; the first part's JSON.
+ */
+function timed(
+  url: string,
+  query: string,
+  accept: string,
+): Promise<{ first: number; whole: number; firstPart: string }> {
+  const { hostname, port } = new URL(url);
+  const body = JSON.stringify({ query, variables: { first: 10 } });
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let first: number | undefined;
+    let received = '';
+    const req = request(
+      {
+        hostname,
+        port,
+        path: '/graphql',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': benchAdmin.apiKey,
+          accept,
+          'accept-encoding': 'identity',
+        },
+      },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          if (first !== undefined) return;
+          received += chunk;
+          const start = received.indexOf('\r\n\r\n');
+          if (accept.startsWith('multipart') && start >= 0 && received.indexOf('\r\n---', start) >= 0)
+            first = performance.now() - started;
+        });
+        res.on('end', () => {
+          const whole = performance.now() - started;
+          const json = received.slice(
+            received.indexOf('\r\n\r\n') + 4,
+            received.indexOf('\r\n---', received.indexOf('\r\n\r\n')),
+          );
+          resolve({ first: first ?? whole, whole, firstPart: accept.startsWith('multipart') ? json : '' });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export const defer: Scenario = {
+  selectedBy: ['defer'],
+  needs: 'servers',
+  run: async ({ log, elapsed }, { server }) => {
+    log(`\n@defer: the first part against the whole answer, one request at a time (${elapsed()})`);
+    const url = server('service').url;
+    const problems: string[] = [];
+    const undeferred: number[] = [];
+    const firstParts: number[] = [];
+    const deferredWhole: number[] = [];
+    // Warm-up: both documents compiled or cached, the content cache filled.
+    for (let i = 0; i < 3; i++) {
+      await timed(url, benchGraphQLQuery, 'application/json');
+      await timed(url, deferredQuery, 'multipart/mixed');
+    }
+    for (let i = 0; i < TIMES; i++) {
+      undeferred.push((await timed(url, benchGraphQLQuery, 'application/json')).whole);
+      const deferred = await timed(url, deferredQuery, 'multipart/mixed');
+      firstParts.push(deferred.first);
+      deferredWhole.push(deferred.whole);
+      const part = JSON.parse(deferred.firstPart) as {
+        data?: { meetings?: { edges: unknown[] } };
+        hasNext?: boolean;
+      };
+      if (part.data?.meetings?.edges.length !== 10 || part.hasNext !== true)
+        problems.push(
+          `@defer: the first part is not the list of ten with more to come: ${deferred.firstPart.slice(0, 200)}`,
+        );
+    }
+    const p50 = (values: number[]) =>
+      percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      );
+    const [first, whole, undeferredP50] = [p50(firstParts), p50(deferredWhole), p50(undeferred)];
+    log(
+      `  undeferred p50 ${undeferredP50.toFixed(1)} ms; deferred: first part p50 ${first.toFixed(1)} ms, whole p50 ${whole.toFixed(1)} ms`,
+    );
+    const share = first / undeferredP50;
+    return {
+      problems,
+      targets: [
+        {
+          name: `@defer: the first part of ten meetings with content arrives in under ${FIRST_PART_SHARE * 100}% of the undeferred answer's time`,
+          status: share < FIRST_PART_SHARE ? 'PASS' : 'FAIL',
+          detail: `${(share * 100).toFixed(1)}% (first part p50 ${first.toFixed(1)} ms, undeferred p50 ${undeferredP50.toFixed(1)} ms; the deferred answer whole: ${whole.toFixed(1)} ms)`,
+        },
+      ],
+    };
+  },
+};
