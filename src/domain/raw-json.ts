@@ -74,6 +74,11 @@ export function serialiseJson(value: unknown): Buffer {
   return joined;
 }
 
+/** `value` as JSON text, each RawJson inside it copied in (for a writer that wants text). */
+export function serialiseJsonText(value: unknown): string {
+  return Buffer.concat(serialiseJsonParts(value)).toString();
+}
+
 /** `bytes` as the parts `serialiseJson` wrote them in, or as one part. */
 export function partsOf(bytes: Uint8Array): readonly Uint8Array[] {
   return partsWritten.get(bytes) ?? [bytes];

@@ -18,7 +18,8 @@
  * repeat a key under such a condition stay interpreted.
  *
  * A document with @defer or @stream runs in @graphql-tools/executor (Yoga's own), the executor that
- * delivers incrementally; graphql-js 16 and graphql-jit would answer it in one piece.
+ * delivers incrementally; graphql-js 16 and graphql-jit would answer it in one piece. Its content
+ * is answered from bytes too, so that the deferred parts cost little while the first is written.
  *
  * Given an execution schema that answers content as bytes (content-bytes.ts), the HTTP door's
  * queries that read content run over it instead of the public one.
@@ -27,7 +28,6 @@
 import { normalizedExecutor } from '@graphql-tools/executor';
 import { SpanStatusCode, trace } from '@opentelemetry/api';
 import {
-  BREAK,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -65,17 +65,15 @@ interface PerDocument {
   compiled: Map<string, Compiled>;
   readsContentOnly: boolean;
   repeatsConditionalKeys: boolean;
-  /** It uses @defer or @stream. */
-  incremental: boolean;
+  /** The incremental-delivery directives it uses: @defer, @stream. */
+  incremental: Set<string>;
 }
 
-function isIncremental(document: DocumentNode): boolean {
-  let found = false;
+function incrementalDirectives(document: DocumentNode): Set<string> {
+  const found = new Set<string>();
   visit(document, {
     Directive(node) {
-      if (node.name.value !== 'defer' && node.name.value !== 'stream') return undefined;
-      found = true;
-      return BREAK;
+      if (node.name.value === 'defer' || node.name.value === 'stream') found.add(node.name.value);
     },
   });
   return found;
@@ -170,7 +168,7 @@ export function compiledExecution(events: {
         compiled: new Map(),
         readsContentOnly: readsContentOnly(document),
         repeatsConditionalKeys: repeatsConditionalKeys(document),
-        incremental: isIncremental(document),
+        incremental: incrementalDirectives(document),
       };
       documents.set(document, entry);
     }
@@ -182,7 +180,9 @@ export function compiledExecution(events: {
     const bytes = events.contentAsBytes;
     if (!bytes || operationOf(args)?.operation !== 'query') return args.schema;
     if ((args.contextValue as InProcessCaller).handOver) return args.schema;
-    return entryOf(args.document).readsContentOnly ? bytes : args.schema;
+    const entry = entryOf(args.document);
+    // @stream sends a list's items one by one: content as bytes would be one value.
+    return entry.readsContentOnly && !entry.incremental.has('stream') ? bytes : args.schema;
   }
 
   function compiledFor(args: ExecutionArgs): CompiledQuery | undefined {
@@ -210,11 +210,11 @@ export function compiledExecution(events: {
       setSubscribeFn(subscribe);
     },
     onExecute({ args, setExecuteFn }) {
-      if (entryOf(args.document).incremental) {
-        setExecuteFn(normalizedExecutor);
+      const schema = schemaFor(args);
+      if (entryOf(args.document).incremental.size > 0) {
+        setExecuteFn((run) => normalizedExecutor({ ...run, schema }));
         return;
       }
-      const schema = schemaFor(args);
       const compiled = compiledFor({ ...args, schema });
       if (!compiled) {
         setExecuteFn((run) => execute({ ...run, schema }));

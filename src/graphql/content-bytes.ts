@@ -16,7 +16,9 @@
  * compares the two over generated selections.
  *
  * Not for introspection (which would describe the execution schema) nor for in-process callers
- * (the REST and MCP doors read the result's objects).
+ * (the REST and MCP doors read the result's objects). Answers in parts (@defer, and the events of
+ * server-sent answers) are spliced part by part; @stream keeps the public schema (it sends a list's
+ * items one by one, which a JSON value is not).
  */
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import {
@@ -36,8 +38,8 @@ import {
   isObjectType,
   visit,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
-import { RawJson, serialiseJson } from '../domain/raw-json.js';
+import { mapAsyncIterator, type Plugin } from 'graphql-yoga';
+import { RawJson, serialiseJson, serialiseJsonText } from '../domain/raw-json.js';
 import type { GraphQLContext } from './context.js';
 import { type ContentField, contentFields, stored } from './schema/meeting-content.js';
 import { collectSubfields, isIncluded } from './selection.js';
@@ -212,8 +214,15 @@ export const answerBytes = serialiseJson as unknown as (result: unknown) => stri
 export function splicedAnswers(): Plugin {
   return {
     onResultProcess({ result, setResult }) {
-      if (Array.isArray(result) || Symbol.asyncIterator in result || result.stringify) return;
-      setResult({ ...result, stringify: answerBytes });
+      if (Array.isArray(result)) return;
+      if (Symbol.asyncIterator in result) {
+        // Each part of an incremental or streamed answer (Yoga encodes the text its stringify returns).
+        setResult(
+          mapAsyncIterator(result, (part) => (part.stringify ? part : { ...part, stringify: serialiseJsonText })),
+        );
+        return;
+      }
+      if (!result.stringify) setResult({ ...result, stringify: answerBytes });
     },
   };
 }
