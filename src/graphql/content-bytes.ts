@@ -218,7 +218,9 @@ export function splicedAnswers(): Plugin {
       if (Symbol.asyncIterator in result) {
         // Each part of an incremental or streamed answer (Yoga encodes the text its stringify returns).
         setResult(
-          mapAsyncIterator(result, (part) => (part.stringify ? part : { ...part, stringify: serialiseJsonText })),
+          mapAsyncIterator(result, (part) =>
+            part.stringify ? part : { ...part, stringify: serialiseJsonText },
+          ),
         );
         return;
       }
