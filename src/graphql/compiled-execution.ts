@@ -45,7 +45,7 @@ import {
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
-import { readsContentOnly } from './content-bytes.js';
+import { answersContentAsBytes } from './content-bytes.js';
 import type { InProcessCaller } from './in-process-result.js';
 
 const COMPILE_AFTER = 2;
@@ -63,7 +63,7 @@ interface PerDocument {
   runs: number;
   /** By schema and operation name ('' for the only operation). */
   compiled: Map<string, Compiled>;
-  readsContentOnly: boolean;
+  answersContentAsBytes: boolean;
   repeatsConditionalKeys: boolean;
   /** The incremental-delivery directives it uses: @defer, @stream. */
   incremental: Set<string>;
@@ -166,7 +166,7 @@ export function compiledExecution(events: {
       entry = {
         runs: 0,
         compiled: new Map(),
-        readsContentOnly: readsContentOnly(document),
+        answersContentAsBytes: answersContentAsBytes(document),
         repeatsConditionalKeys: repeatsConditionalKeys(document),
         incremental: incrementalDirectives(document),
       };
@@ -182,7 +182,7 @@ export function compiledExecution(events: {
     if ((args.contextValue as InProcessCaller).handOver) return args.schema;
     const entry = entryOf(args.document);
     // @stream sends a list's items one by one: content as bytes would be one value.
-    return entry.readsContentOnly && !entry.incremental.has('stream') ? bytes : args.schema;
+    return entry.answersContentAsBytes && !entry.incremental.has('stream') ? bytes : args.schema;
   }
 
   function compiledFor(args: ExecutionArgs): CompiledQuery | undefined {

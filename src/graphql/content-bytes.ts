@@ -180,8 +180,8 @@ export function contentAsBytes(schema: GraphQLSchema): GraphQLSchema {
   });
 }
 
-/** Whether `document` may run over the execution schema: it reads content and no introspection. */
-export function readsContentOnly(document: DocumentNode): boolean {
+/** Whether `document` may run over the execution schema: it reads content, and no introspection. */
+export function answersContentAsBytes(document: DocumentNode): boolean {
   let content = false;
   let introspects = false;
   visit(document, {
