@@ -47,10 +47,12 @@ function headersOf(response: Response): OutgoingHttpHeaders {
 }
 
 /**
- * A body's bytes as a Buffer, not copied: Yoga's fetch ponyfill answers arrayBuffer() with a Buffer
- * already, which Buffer.from would copy byte by byte (~2 ms a page of transcripts).
+ * A body's bytes as a Buffer, not copied: Yoga's fetch ponyfill answers arrayBuffer() with the very
+ * Buffer the answer was written into, which Buffer.from would copy byte by byte (~2 ms a page of
+ * transcripts) and which `partsOf` knows.
  */
 function bytesOf(body: ArrayBuffer | Uint8Array): Buffer {
+  if (Buffer.isBuffer(body)) return body;
   return ArrayBuffer.isView(body)
     ? Buffer.from(body.buffer, body.byteOffset, body.byteLength)
     : Buffer.from(body);
@@ -74,9 +76,7 @@ export function graphqlDoor(graphql: GraphQLServer): Door {
         await sendNodeResponse(response, res, req, false);
         return;
       }
-      // Yoga's fetch ponyfill hands back the very buffer the answer was written into.
-      const written = (await response.arrayBuffer()) as ArrayBuffer | Uint8Array;
-      const body = bytesOf(written);
+      const body = bytesOf((await response.arrayBuffer()) as ArrayBuffer | Uint8Array);
       if (response.status === 200 && contentType.startsWith('text/html') && wantsGraphiQL(req)) {
         graphiql ??= PrecompressedPage.create(body, contentType, graphiqlCacheControl);
         return (await graphiql).send(req, res, graphiqlHeaders);
@@ -93,8 +93,7 @@ export function graphqlDoor(graphql: GraphQLServer): Door {
         }
       }
       // In the parts it was written in, when it is answered from stored content (content-bytes.ts).
-      const parts = ArrayBuffer.isView(written) ? partsOf(written) : [body];
-      await sendCompressible(req, res, response.status, headers, parts);
+      await sendCompressible(req, res, response.status, headers, partsOf(body));
     },
   };
 }
