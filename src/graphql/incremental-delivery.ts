@@ -7,21 +7,34 @@
  */
 import { GraphQLStreamDirective } from '@graphql-tools/utils';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { BREAK, type DocumentNode, getDirectiveValues, visit } from 'graphql';
+import { type DocumentNode, type FieldNode, getDirectiveValues, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { graphQLError } from './errors.js';
 
+/** The fields of a document that carry @stream, found once per document (Yoga keeps documents). */
+const streamedFields = new WeakMap<DocumentNode, readonly FieldNode[]>();
+
+function streamedFieldsOf(document: DocumentNode): readonly FieldNode[] {
+  let fields = streamedFields.get(document);
+  if (!fields) {
+    const found: FieldNode[] = [];
+    visit(document, {
+      Field(node) {
+        if (node.directives?.some((d) => d.name.value === GraphQLStreamDirective.name)) found.push(node);
+      },
+    });
+    fields = found;
+    streamedFields.set(document, fields);
+  }
+  return fields;
+}
+
+/** On every request (REST's pages too), so it reads only the fields carrying @stream. */
 function negativeInitialCount(document: DocumentNode, variables: Record<string, unknown>): boolean {
-  let negative = false;
-  visit(document, {
-    Field(node) {
-      const count = getDirectiveValues(GraphQLStreamDirective, node, variables)?.initialCount;
-      if (typeof count !== 'number' || count >= 0) return undefined;
-      negative = true;
-      return BREAK;
-    },
+  return streamedFieldsOf(document).some((node) => {
+    const count = getDirectiveValues(GraphQLStreamDirective, node, variables)?.initialCount;
+    return typeof count === 'number' && count < 0;
   });
-  return negative;
 }
 
 export function incrementalDelivery(): Plugin[] {
