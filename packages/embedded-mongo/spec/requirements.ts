@@ -81,6 +81,7 @@ export function standaloneLimitation(test: UnifiedTest): string | undefined {
 
 const OMITS_BYPASS_FALSE = 'the Node driver omits bypassDocumentValidation: false here';
 const REPLACES_NULL_ID = 'the Node driver replaces a null _id by an ObjectId';
+const SETS_PARTIAL_RESULT = 'the Node driver sets partialResult even when nothing was written';
 
 /**
  * Tests whose expectations the Node driver itself does not meet, whatever the server (the command
@@ -98,6 +99,11 @@ const NODE_DRIVER_DEVIATIONS = new Map(
     'inserting _id with type null via insertMany': REPLACES_NULL_ID,
     'inserting _id with type null via bulkWrite': REPLACES_NULL_ID,
     'inserting _id with type null via clientBulkWrite': REPLACES_NULL_ID,
+    'partialResult is unset when first operation fails during an ordered bulk write (verbose)':
+      SETS_PARTIAL_RESULT,
+    'partialResult is unset when first operation fails during an ordered bulk write (summary)':
+      SETS_PARTIAL_RESULT,
+    'partialResult is unset when all operations fail during an unordered bulk write': SETS_PARTIAL_RESULT,
   }),
 );
 

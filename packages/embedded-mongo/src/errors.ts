@@ -8,6 +8,7 @@ export const ErrorCode = {
   FailedToParse: 9,
   Unauthorized: 13,
   TypeMismatch: 14,
+  InvalidLength: 16,
   IllegalOperation: 20,
   NamespaceNotFound: 26,
   IndexNotFound: 27,
@@ -27,6 +28,8 @@ export const ErrorCode = {
   OperationFailed: 96,
   CommandNotSupported: 115,
   NotImplemented: 238,
+  /** `$$name` of a variable neither the command's `let` nor the expression defines. */
+  Location17276: 17276,
   Location40324: 40324,
   Location40571: 40571,
   /** IDL: a required command field is absent. */
@@ -104,6 +107,9 @@ export function toCommandError(err: unknown): CommandError {
   const stage = /unregistered pipeline operator (\$?\w+)/.exec(message);
   if (stage) {
     return new CommandError(ErrorCode.Location40324, `Unrecognized pipeline stage name: '${stage[1]}'`);
+  }
+  if (message.startsWith('Use of undefined variable')) {
+    return new CommandError(ErrorCode.Location17276, message);
   }
   if (/immutable field/i.test(message)) return new CommandError(ErrorCode.ImmutableField, message);
   if (/would create a conflict/.test(message)) {

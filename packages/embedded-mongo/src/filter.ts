@@ -21,7 +21,7 @@ export function compileFilter(filter: unknown, extras?: MingoExtras): Matcher {
   if (Object.keys(filter as Document).length === 0) return MATCH_ALL;
   try {
     const condition = withPcreRegexes(filter as Document);
-    const fields = compileFieldFilter(condition);
+    const fields = compileFieldFilter(condition, extras?.collation);
     const query = fields ? null : new Query(condition, mingoOptions(extras));
     return {
       test: (doc) => {

@@ -1,7 +1,9 @@
 // mongod's plan cache, reduced: the plan a trial picked is remembered per query shape (the
 // filter's fields and operators without their values, the sort, whether there is a limit) and
-// per set of indexes, so the same query with other values skips the trial. A cached plan that
-// then does far more work than when it won is forgotten, and the next run plans afresh.
+// per set of indexes and per collation, so the same query with other values skips the trial. A
+// cached plan that then does far more work than when it won is forgotten, and the next run plans
+// afresh.
+import type { Collation } from './collation.js';
 import type { PlanNode } from './planner.js';
 import type { Collection } from './storage.js';
 import { type Document, isPlainObject, typeOrder } from './values.js';
@@ -26,7 +28,13 @@ function shape(value: unknown): unknown {
 
 export function queryShape(
   coll: Collection,
-  parts: { filter: unknown; sort: unknown; hint: unknown; limited: boolean },
+  parts: {
+    filter: unknown;
+    sort: unknown;
+    hint: unknown;
+    limited: boolean;
+    collation?: Collation | undefined;
+  },
 ): string {
   const indexes = [...coll.indexes.keys()].join(',');
   return JSON.stringify([
@@ -35,6 +43,7 @@ export function queryShape(
     parts.hint ?? null,
     parts.limited,
     indexes,
+    parts.collation?.key ?? null,
   ]);
 }
 

@@ -2,6 +2,7 @@
 // `undefined` ("needs more time", as mongod's NEED_TIME), so candidate plans can be run side by
 // side in a trial: the first to produce a page of results (or finish) wins and carries on, like
 // mongod's multi-planner. Every fetched document is checked against the whole filter.
+import type { Collation } from './collation.js';
 import { compileFilter, type Matcher } from './filter.js';
 import { compareKeyValues, type ScanStats } from './indexes.js';
 import type { MingoExtras } from './mingo.js';
@@ -35,6 +36,7 @@ interface Context {
   coll: Collection;
   matcher: Matcher;
   sort: SortKey[];
+  collation: Collation | undefined;
   stats: ExecutionStats;
 }
 
@@ -128,7 +130,7 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
         if (match) all.push(match);
         yield undefined;
       }
-      yield* sortMatches(all, sortPattern(node.sort));
+      yield* sortMatches(all, sortPattern(node.sort), ctx.collation);
       return;
     }
     case 'TEXT': {
@@ -155,6 +157,8 @@ export interface QueryRequest {
   limit?: number;
   hint?: unknown;
   extras?: MingoExtras;
+  /** The query's collation (collation.ts) when not the simple one: strings match and sort by it. */
+  collation?: Collation | undefined;
 }
 
 export interface QueryResult {
@@ -177,7 +181,9 @@ const TRIAL_WORKS = 10_000;
  */
 export function runQuery(coll: Collection | undefined, request: QueryRequest): QueryResult {
   const text = textFilterOf(request.filter);
-  const matcher = compileFilter(text ? text.residual : request.filter, request.extras);
+  const { collation } = request;
+  const extras = collation ? { ...request.extras, collation } : request.extras;
+  const matcher = compileFilter(text ? text.residual : request.filter, extras);
   const stats = (): ExecutionStats => ({ keysExamined: 0, docsExamined: 0 });
   const parsed = parseSort(request.sort);
   const sort: SortKey[] = parsed?.keys ?? [];
@@ -194,10 +200,11 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
     natural: parsed && sort.length === 0 ? parsed.natural : undefined,
     hint: request.hint,
     text,
+    collation,
   });
   const wanted = limit > 0 ? skip + limit : Number.POSITIVE_INFINITY;
   const runs = candidates.map((plan) => {
-    const ctx: Context = { coll, matcher, sort, stats: stats() };
+    const ctx: Context = { coll, matcher, sort, collation, stats: stats() };
     return { plan, ctx, steps: execute(plan.root, ctx), results: [] as Match[], done: false };
   });
   // Only a choice between plans is cached, so only then is the query's shape worked out.
@@ -208,6 +215,7 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
           sort: request.sort,
           hint: request.hint,
           limited: limit > 0,
+          collation,
         })
       : undefined;
   const cached = shapeKey === undefined ? undefined : cachedPlan(coll, shapeKey);

@@ -3,6 +3,7 @@
 // SORT_MERGE, SORT, COLLSCAN). plan-executor.ts runs them and picks the winner by a trial.
 // Index bounds only narrow the documents looked at: every fetched document is checked against the
 // whole filter, so a plan can be loose but never wrong.
+import type { Collation } from './collation.js';
 import { CommandError, ErrorCode } from './errors.js';
 import {
   compareKeyValues,
@@ -58,6 +59,30 @@ function flatten(filter: Document, into: Conjunction): void {
 function conjunctionOf(filter: unknown): Conjunction {
   const out: Conjunction = { fields: [], ors: [] };
   if (isPlainObject(filter)) flatten(filter, out);
+  return out;
+}
+
+/** Whether a value is, or holds, a string: what a collation compares. */
+function holdsString(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  if (Array.isArray(value)) return value.some(holdsString);
+  return isPlainObject(value) && Object.values(value).some(holdsString);
+}
+
+/**
+ * The conditions an index without the query's collation can bound (mongod's rule): those comparing
+ * no string. A binary index holds "ping" far from "PING", which a case-insensitive query matches.
+ */
+function withoutStringComparisons(fields: Conjunction['fields']): Conjunction['fields'] {
+  const out: Conjunction['fields'] = [];
+  for (const { path, cond } of fields) {
+    if (!isPlainObject(cond) || Object.keys(cond).some((k) => !k.startsWith('$'))) {
+      if (!holdsString(cond)) out.push({ path, cond });
+      continue;
+    }
+    const kept = Object.entries(cond).filter(([, value]) => !holdsString(value));
+    if (kept.length > 0) out.push({ path, cond: Object.fromEntries(kept) });
+  }
   return out;
 }
 
@@ -231,11 +256,9 @@ function equalitiesOf(fields: Conjunction['fields']): Map<string, string> {
   return out;
 }
 
-/** Indexes the planner may use: ordered, without collation, not hidden. */
+/** Indexes the planner may use: ordered, not hidden. */
 function plannable(coll: Collection): Index[] {
-  return [...coll.indexes.values()].filter(
-    (index) => index.ordered && index.spec.collation === undefined && index.spec.hidden !== true,
-  );
+  return [...coll.indexes.values()].filter((index) => index.ordered && index.spec.hidden !== true);
 }
 
 interface IndexPlan {
@@ -303,6 +326,8 @@ export interface PlanRequest {
   hint?: unknown;
   /** The filter's `$text`: always answered from the text index. */
   text?: TextFilter;
+  /** The query's collation, when not the simple one. */
+  collation?: Collation;
 }
 
 /** The plan of a `$text` query: mongod has no other for it. */
@@ -333,6 +358,13 @@ export function candidatePlans(coll: Collection, request: PlanRequest): Candidat
   if (request.text) return [textPlan(coll, request, request.text)];
   const conj = conjunctionOf(request.filter);
   const indexes = plannable(coll);
+  // An index serves string comparisons, and gives an order, only under the query's own collation
+  // (mongod's rule). The engine's indexes are all binary (README: index collation is refused), so
+  // under a collation they bound only the other conditions and a SORT stage orders the results.
+  const collated = request.collation !== undefined;
+  const indexable = (fields: Conjunction['fields']) => (collated ? withoutStringComparisons(fields) : fields);
+  const indexSort = collated ? [] : sort;
+  const fields = indexable(conj.fields);
   const hint = request.hint;
   if (request.natural !== undefined || (isPlainObject(hint) && '$natural' in hint)) {
     const dir = request.natural ?? (Number((hint as Document).$natural) < 0 ? -1 : 1);
@@ -341,13 +373,13 @@ export function candidatePlans(coll: Collection, request: PlanRequest): Candidat
   if (hint !== undefined && hint !== null) {
     const index = coll.findIndex(hint as string | Document);
     if (index?.ordered) {
-      const plan = indexPlan(index, conj.fields, sort, true)!;
+      const plan = indexPlan(index, fields, indexSort, true)!;
       return [finish(plan.node, plan.sorted, sort)];
     }
   }
   const out: Candidate[] = [];
   for (const index of indexes) {
-    const plan = indexPlan(index, conj.fields, sort);
+    const plan = indexPlan(index, fields, indexSort);
     if (plan) out.push(finish(plan.node, plan.sorted, sort));
   }
   for (const branches of conj.ors) {
@@ -356,12 +388,12 @@ export function candidatePlans(coll: Collection, request: PlanRequest): Candidat
       // The conditions around the $or hold for every branch: they narrow its scan too.
       const branchConj = conjunctionOf(branch);
       if (branchConj.ors.length > 0) break;
-      const plan = bestBranchPlan(indexes, [...branchConj.fields, ...conj.fields], sort);
+      const plan = bestBranchPlan(indexes, [...indexable(branchConj.fields), ...fields], indexSort);
       if (!plan) break;
       plans.push(plan);
     }
     if (plans.length !== branches.length) continue;
-    const merged = sort.length > 0 && plans.every((p) => p.sorted);
+    const merged = indexSort.length > 0 && plans.every((p) => p.sorted);
     const inputs = plans.map((p) => p.node);
     out.push(finish(merged ? { stage: 'SORT_MERGE', sort, inputs } : { stage: 'OR', inputs }, merged, sort));
   }

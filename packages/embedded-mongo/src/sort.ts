@@ -1,8 +1,17 @@
 // Sorting with mongod's semantics, for find and for the aggregation `$sort` stage.
+import type { Collation } from './collation.js';
 import { badValue } from './errors.js';
 import { toDouble } from './numbers.js';
 import { isTextScoreMeta } from './text-score.js';
-import { compareValues, type Document, EMPTY_ARRAY, isPlainObject, MISSING, pathValues } from './values.js';
+import {
+  compareValues,
+  type Document,
+  EMPTY_ARRAY,
+  isPlainObject,
+  MISSING,
+  pathValues,
+  type StringComparator,
+} from './values.js';
 
 /** `textScore`: `{$meta: "textScore"}`, the score of a `$text` search, from high to low. */
 type SortKey = { path: string; dir: 1 | -1; textScore?: boolean };
@@ -34,7 +43,7 @@ export function parseSort(spec: unknown): { keys: SortKey[]; natural: 1 | -1 } |
  * The value a document sorts by: an array's smallest element ascending, its largest descending.
  * An empty array sorts before null and missing (as BSON undefined, per the manual's sort order).
  */
-function sortValue(doc: Document, path: string, dir: 1 | -1): unknown {
+function sortValue(doc: Document, path: string, dir: 1 | -1, strings?: StringComparator): unknown {
   const values = pathValues(doc, path);
   let best: unknown = MISSING;
   let first = true;
@@ -44,26 +53,34 @@ function sortValue(doc: Document, path: string, dir: 1 | -1): unknown {
       best = v;
       first = false;
     } else {
-      const c = compareValues(v, best);
+      const c = compareValues(v, best, strings);
       if ((dir === 1 && c < 0) || (dir === -1 && c > 0)) best = v;
     }
   }
   return best;
 }
 
-/** Stable sort with mongod semantics (arrays sort by their min/max element, missing == null). */
-export function sortMatches<T extends { doc: Document; score?: number }>(items: T[], spec: unknown): T[] {
+/**
+ * Stable sort with mongod semantics (arrays sort by their min/max element, missing == null);
+ * strings by `collation` when there is one.
+ */
+export function sortMatches<T extends { doc: Document; score?: number }>(
+  items: T[],
+  spec: unknown,
+  collation?: Collation,
+): T[] {
   const parsed = parseSort(spec);
   if (!parsed) return items;
   if (parsed.keys.length === 0) return parsed.natural === -1 ? items.slice().reverse() : items;
   const base = parsed.natural === -1 ? items.slice().reverse() : items;
+  const strings = collation?.compare;
   const decorated = base.map((item) => ({
     item,
-    keys: parsed.keys.map((k) => (k.textScore ? item.score : sortValue(item.doc, k.path, k.dir))),
+    keys: parsed.keys.map((k) => (k.textScore ? item.score : sortValue(item.doc, k.path, k.dir, strings))),
   }));
   decorated.sort((a, b) => {
     for (let i = 0; i < parsed.keys.length; i++) {
-      const c = compareValues(a.keys[i], b.keys[i]);
+      const c = compareValues(a.keys[i], b.keys[i], strings);
       if (c !== 0) return c * parsed.keys[i]!.dir;
     }
     return 0;
@@ -72,9 +89,10 @@ export function sortMatches<T extends { doc: Document; score?: number }>(items: 
 }
 
 /** Sorts plain documents (the aggregation `$sort` stage). */
-export function sortDocuments(docs: Document[], spec: unknown): Document[] {
+export function sortDocuments(docs: Document[], spec: unknown, collation?: Collation): Document[] {
   return sortMatches(
     docs.map((doc) => ({ doc })),
     spec,
+    collation,
   ).map((m) => m.doc);
 }

@@ -3,6 +3,7 @@
 // cursors holding references keep a consistent snapshot of each document. With a durable store
 // (persistence.ts), each collection notes its document changes until the store commits them.
 import { UUID } from 'bson';
+import { type Collation, parseCollation } from './collation.js';
 import { CursorManager } from './cursors.js';
 import { CommandError, DuplicateKeyError, ErrorCode } from './errors.js';
 import { compileFilter } from './filter.js';
@@ -17,7 +18,7 @@ import {
 } from './indexes.js';
 import { TextIndex } from './text-index.js';
 import { isTextKeyPattern, normalizeTextSpec } from './text-spec.js';
-import { type Document, isPlainObject, keyString, pathValues } from './values.js';
+import { type Document, formatValue, isPlainObject, keyString, pathValues } from './values.js';
 
 export function validateDbName(name: string): void {
   if (name.length === 0 || name.length > 63 || /[/\\. "$*<>:|?\0]/.test(name)) {
@@ -48,6 +49,7 @@ export class Collection {
    */
   unsaved: Map<number, Document | null> | undefined;
   private nextSeq = 1;
+  private defaultCollationParsed: { collation: Collation | undefined } | undefined;
 
   constructor(dbName: string, name: string, options: Document = {}, uuid = new UUID()) {
     this.dbName = dbName;
@@ -63,6 +65,18 @@ export class Collection {
 
   get count(): number {
     return this.docs.size;
+  }
+
+  /**
+   * The collation of the operations that name none: `create`'s `collation` (kept in the options as
+   * mongod shows it, every field filled in); undefined for the simple one.
+   */
+  get defaultCollation(): Collation | undefined {
+    const spec = this.options.collation;
+    this.defaultCollationParsed ??= {
+      collation: isPlainObject(spec) ? parseCollation(spec) : undefined,
+    };
+    return this.defaultCollationParsed.collation;
   }
 
   private duplicateKey(index: Index, key: IndexKey): DuplicateKeyError {
@@ -258,6 +272,18 @@ const SPEC_OPTION_WHITELIST = new Set([
   'storageEngine',
 ]);
 
+/**
+ * An index that would compare strings by a collation: its B-tree would need ICU's sort keys as its
+ * keys, which Node's Intl cannot make (no getSortKey), so the engine builds none (README).
+ * `whose`: "its collation", or the collection's default that the index would take.
+ */
+export function indexCollationRefused(name: string, collation: Collation, whose: string): CommandError {
+  return new CommandError(
+    ErrorCode.NotImplemented,
+    `an index with a collation (other than { locale: "simple" }) is not supported by the embedded engine: index '${name}' would compare strings by ${whose} ${formatValue(collation.spec)}; create it with collation: { locale: "simple" } for a binary index`,
+  );
+}
+
 export function normalizeIndexSpec(raw: Document): IndexSpec {
   if (!isPlainObject(raw))
     throw new CommandError(ErrorCode.TypeMismatch, 'index specification must be an object');
@@ -277,6 +303,15 @@ export function normalizeIndexSpec(raw: Document): IndexSpec {
     }
     if ((k === 'unique' || k === 'sparse') && !v) continue;
     spec[k] = k === 'unique' || k === 'sparse' ? true : v;
+  }
+  if (spec.collation !== undefined) {
+    if (!isPlainObject(spec.collation)) {
+      throw new CommandError(ErrorCode.TypeMismatch, "The field 'collation' must be an object.");
+    }
+    const collation = parseCollation(spec.collation);
+    if (collation) throw indexCollationRefused(name, collation, 'its collation');
+    // A simple index is listed without one, as on mongod.
+    delete spec.collation;
   }
   if (name === ID_INDEX_NAME && keyString(spec.key) !== keyString({ _id: 1 })) {
     throw new CommandError(ErrorCode.BadValue, "The index name '_id_' is reserved for the _id index");

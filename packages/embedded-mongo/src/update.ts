@@ -298,6 +298,8 @@ export interface ApplyOptions {
   query?: Document | undefined;
   /** True when building the document inserted by an upsert ($setOnInsert applies). */
   isInsert?: boolean;
+  /** `$$name` variables of a pipeline update: the command's `let` and the statement's constants. */
+  variables?: Document | undefined;
 }
 
 function prepareOperators(doc: Document, ops: Document, isInsert: boolean): Document {
@@ -362,7 +364,7 @@ export function applyUpdate(
       next = { _id: original._id, ...next };
     }
   } else if (parsed.kind === 'pipeline') {
-    const [result] = runPipeline([original], parsed.stages);
+    const [result] = runPipeline([original], parsed.stages, { variables: options.variables });
     next = result ?? {};
     if (!Object.hasOwn(next, '_id') && original._id !== undefined) next = { _id: original._id, ...next };
     else if (!options.isInsert && !valuesEqual(next._id, original._id)) {
@@ -428,7 +430,7 @@ function extractEqualities(query: Document, out: Document): void {
 export function buildUpsertDocument(
   query: Document,
   parsed: ParsedUpdate,
-  arrayFilters?: Document[],
+  options: Pick<ApplyOptions, 'arrayFilters' | 'variables'> = {},
 ): Document {
   const seed: Document = {};
   extractEqualities(query, seed);
@@ -437,7 +439,7 @@ export function buildUpsertDocument(
     doc = cloneValue(parsed.doc);
     if (!Object.hasOwn(doc, '_id') && seed._id !== undefined) doc = { _id: seed._id, ...doc };
   } else {
-    doc = applyUpdate(seed, parsed, { arrayFilters, isInsert: true }).doc;
+    doc = applyUpdate(seed, parsed, { ...options, isInsert: true }).doc;
   }
   if (doc._id === undefined) doc = { _id: new ObjectId(), ...doc };
   return idFirst(doc);

@@ -5,6 +5,9 @@ import { compareNumbers, numberKey, numericKind } from './numbers.js';
 
 export type Document = Record<string, unknown>;
 
+/** How two strings compare: code point order by default, a collation's ICU order (collation.ts). */
+export type StringComparator = (a: string, b: string) => number;
+
 /** Marker for a missing field (distinct from `null`). */
 export const MISSING: unique symbol = Symbol('missing');
 
@@ -185,6 +188,34 @@ export function typeOrder(value: unknown): number {
   }
 }
 
+/**
+ * Two strings in mongod's order: their UTF-8 bytes', which is code point order. JavaScript's `<`
+ * compares UTF-16 units, which disagrees only where one string has a code point above U+FFFF (a
+ * surrogate pair, units D800-DFFF) and the other a unit from U+E000 to U+FFFF at the first
+ * difference: the surrogate's code point is the greater.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length < b.length ? -1 : 1;
+  const x = a.charCodeAt(i);
+  const y = b.charCodeAt(i);
+  if (x >= 0xd800 && y >= 0xd800) {
+    const surrogateX = x <= 0xdfff;
+    if (surrogateX !== y <= 0xdfff) return surrogateX ? 1 : -1;
+  }
+  return x < y ? -1 : 1;
+}
+
+/** A regular expression's parts: mongod orders them by pattern, then flags. */
+function regexParts(value: unknown): [string, string] {
+  if (value instanceof RegExp) return [value.source, value.flags];
+  const regex = value as { pattern: string; options: string };
+  return [regex.pattern, regex.options];
+}
+
 function cmp<T>(a: T, b: T): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -236,14 +267,17 @@ function compareObjectIds(a: ObjectIdLike, b: ObjectIdLike): number {
   return a.equals(b) ? 0 : cmp(hexOf(a), hexOf(b));
 }
 
-/** Total order over BSON values, following mongod's comparison rules (for sorting). */
-export function compareValues(a: unknown, b: unknown): number {
+/**
+ * Total order over BSON values, following mongod's comparison rules (for sorting). `strings`, a
+ * collation's comparison, orders strings (and symbols), at any depth; nothing else changes.
+ */
+export function compareValues(a: unknown, b: unknown, strings?: StringComparator): number {
   // The common cases of index keys first: two plain numbers (not NaN) or two strings.
   if (typeof a === 'number' && typeof b === 'number') {
     if (a < b) return -1;
     if (a > b) return 1;
     if (a === b) return 0;
-  } else if (typeof a === 'string' && typeof b === 'string') return cmp(a, b);
+  } else if (typeof a === 'string' && typeof b === 'string') return (strings ?? compareCodePoints)(a, b);
   else if (a instanceof Date && b instanceof Date) return compareTimes(a, b);
   else if (isObjectId(a) && isObjectId(b)) return compareObjectIds(a, b);
   const ta = typeOrder(a);
@@ -258,7 +292,7 @@ export function compareValues(a: unknown, b: unknown): number {
     case 3:
       return compareNumbers(a, b);
     case 4:
-      return cmp(String(a), String(b));
+      return (strings ?? compareCodePoints)(String(a), String(b));
     case 5: {
       const oa = a as Document;
       const ob = b as Document;
@@ -270,9 +304,9 @@ export function compareValues(a: unknown, b: unknown): number {
         const vb = ob[kb[i]!];
         const t = cmp(typeOrder(va), typeOrder(vb));
         if (t !== 0) return t;
-        const k = cmp(ka[i]!, kb[i]!);
+        const k = compareCodePoints(ka[i]!, kb[i]!);
         if (k !== 0) return k;
-        const v = compareValues(va, vb);
+        const v = compareValues(va, vb, strings);
         if (v !== 0) return v;
       }
       return cmp(ka.length, kb.length);
@@ -282,7 +316,7 @@ export function compareValues(a: unknown, b: unknown): number {
       const xb = b as unknown[];
       const n = Math.min(xa.length, xb.length);
       for (let i = 0; i < n; i++) {
-        const v = compareValues(xa[i], xb[i]);
+        const v = compareValues(xa[i], xb[i], strings);
         if (v !== 0) return v;
       }
       return cmp(xa.length, xb.length);
@@ -307,16 +341,23 @@ export function compareValues(a: unknown, b: unknown): number {
       const tb2 = b as { t: number; i: number };
       return cmp(ta2.t, tb2.t) || cmp(ta2.i, tb2.i);
     }
-    case 12:
-      return cmp(String(a), String(b));
+    case 12: {
+      const [pa, fa] = regexParts(a);
+      const [pb, fb] = regexParts(b);
+      return compareCodePoints(pa, pb) || compareCodePoints(fa, fb);
+    }
     default:
       return cmp(keyString(a), keyString(b));
   }
 }
 
-/** Equality with MongoDB semantics (numeric types compare by value, key order matters). */
-export function valuesEqual(a: unknown, b: unknown): boolean {
+/**
+ * Equality with MongoDB semantics (numeric types compare by value, key order matters); under a
+ * collation (`strings`), strings it finds equal are equal, at any depth.
+ */
+export function valuesEqual(a: unknown, b: unknown, strings?: StringComparator): boolean {
   if (a === b) return true;
+  if (strings) return compareValues(a, b, strings) === 0;
   // Two values of one common kind without building their canonical strings (a query's equality
   // runs once per document examined); mixed kinds (1 and Long(1), null and missing) compare below.
   const kind = typeof a;

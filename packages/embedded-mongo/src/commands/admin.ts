@@ -1,10 +1,16 @@
 // Namespace and index management: create, drop, dropDatabase, listCollections, listDatabases,
 // renameCollection, createIndexes, listIndexes, dropIndexes, dbStats.
 import { BSON } from 'bson';
+import { parseCollation } from '../collation.js';
 import { CommandError, ErrorCode, namespaceNotFound } from '../errors.js';
 import { compileFilter } from '../filter.js';
-import { ID_INDEX_NAME } from '../indexes.js';
-import { type Collection, validateCollectionName, validateDbName } from '../storage.js';
+import { defaultIndexName, ID_INDEX_NAME } from '../indexes.js';
+import {
+  type Collection,
+  indexCollationRefused,
+  validateCollectionName,
+  validateDbName,
+} from '../storage.js';
 import { type Document, isPlainObject } from '../values.js';
 import {
   type CommandHandler,
@@ -19,9 +25,16 @@ import { GENERIC_ARGUMENTS } from './fields.js';
 
 const create: CommandHandler = (cmd, ctx) => {
   const name = collectionArg(cmd, ctx);
+  const collationDoc = optionalDocument(cmd, 'collation');
+  // The default collation is kept as mongod lists it, every field filled in; a simple one is none.
+  const collation =
+    collationDoc && Object.keys(collationDoc).length > 0 ? parseCollation(collationDoc) : undefined;
   const options: Document = {};
   for (const [key, value] of Object.entries(cmd)) {
-    if (key !== 'create' && !GENERIC_ARGUMENTS.has(key)) options[key] = value;
+    if (key === 'create' || GENERIC_ARGUMENTS.has(key)) continue;
+    if (key === 'collation') {
+      if (collation) options.collation = { ...collation.spec };
+    } else options[key] = value;
   }
   ctx.engine.db(ctx.dbName).createCollection(name, options);
   return {};
@@ -127,6 +140,15 @@ const createIndexes: CommandHandler = (cmd, ctx) => {
   const specs = requiredArray(cmd, 'indexes');
   if (specs.length === 0)
     throw new CommandError(ErrorCode.BadValue, 'Must specify at least one index to create');
+  // An index named without a collation takes the collection's default, as on mongod.
+  const inherited = ctx.engine.collection(ctx.dbName, name)?.defaultCollation;
+  for (const spec of specs) {
+    if (inherited && isPlainObject(spec) && spec.collation === undefined) {
+      const indexName =
+        typeof spec.name === 'string' ? spec.name : isPlainObject(spec.key) ? defaultIndexName(spec.key) : '';
+      throw indexCollationRefused(indexName, inherited, "the collection's default collation");
+    }
+  }
   const { collection, created } = ctx.engine.db(ctx.dbName).ensureCollection(name);
   const before = collection.indexes.size;
   const createdNow: string[] = [];

@@ -1,8 +1,10 @@
 // Shared types and argument helpers for command handlers.
+import { type Collation, effectiveCollation } from '../collation.js';
 import type { Batch } from '../cursors.js';
 import { CommandError, ErrorCode } from '../errors.js';
+import { evaluateLet } from '../let.js';
 import type { QueryRequest, QueryResult } from '../plan-executor.js';
-import { type Engine, validateCollectionName } from '../storage.js';
+import { type Collection, type Engine, validateCollectionName } from '../storage.js';
 import { type Document, isPlainObject, typeName } from '../values.js';
 
 export interface ConnectionInfo {
@@ -62,6 +64,19 @@ export function optionalDocument(cmd: Document, field: string): Document | undef
   if (value === undefined || value === null) return undefined;
   if (!isPlainObject(value)) throw wrongType(cmd, field, value, 'object');
   return value;
+}
+
+/**
+ * The collation an operation runs with (collation.ts): the `collation` of `source` (the command,
+ * or one of its statements), else the collection's default; undefined for the simple one.
+ */
+export function operationCollation(source: Document, coll: Collection | undefined): Collation | undefined {
+  return effectiveCollation(optionalDocument(source, 'collation'), coll?.defaultCollation);
+}
+
+/** The command's `let` variables, evaluated (let.ts); undefined without a `let`. */
+export function letVariables(cmd: Document): Document | undefined {
+  return evaluateLet(optionalDocument(cmd, 'let'));
 }
 
 export function optionalArray(cmd: Document, field: string): unknown[] | undefined {

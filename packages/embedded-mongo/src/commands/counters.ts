@@ -1,7 +1,7 @@
 // Per-engine counters for serverStatus: connections and opcounters, as mongod counts them.
 import { readFileSync } from 'node:fs';
 import type { Engine } from '../storage.js';
-import type { Document } from '../values.js';
+import { type Document, isPlainObject } from '../values.js';
 
 interface Counters {
   current: number;
@@ -43,12 +43,25 @@ export function connectionClosed(engine: Engine): void {
 
 const length = (value: unknown) => (Array.isArray(value) ? value.length : 0);
 
-/** mongod counts inserted documents, update and delete statements, and every other command once. */
+/** The kind of each of bulkWrite's ops (told by its first field); bulkWrite itself is not counted. */
+function* bulkWriteOpKinds(list: unknown): Generator<'insert' | 'update' | 'delete'> {
+  if (!Array.isArray(list)) return;
+  for (const op of list) {
+    const kind = isPlainObject(op) ? Object.keys(op)[0] : undefined;
+    if (kind === 'insert' || kind === 'update' || kind === 'delete') yield kind;
+  }
+}
+
+/**
+ * mongod counts inserted documents, update and delete statements (bulkWrite's ops among them), and
+ * every other command once.
+ */
 export function countCommand(engine: Engine, name: string, cmd: Document): void {
   const ops = countersOf(engine).opcounters;
   if (name === 'insert') ops.insert += length(cmd.documents);
   else if (name === 'update') ops.update += length(cmd.updates);
   else if (name === 'delete') ops.delete += length(cmd.deletes);
+  else if (name === 'bulkWrite') for (const kind of bulkWriteOpKinds(cmd.ops)) ops[kind]++;
   else if (name === 'find') ops.query++;
   else if (name === 'getMore') ops.getmore++;
   else ops.command++;

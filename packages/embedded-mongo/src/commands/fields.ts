@@ -119,28 +119,83 @@ const FIELDS: Record<string, string[]> = {
   ],
   renameCollection: ['to', 'dropTarget', 'stayTemp', 'collectionUUID'],
   explain: ['verbosity'],
+  bulkWrite: [
+    'ops',
+    'nsInfo',
+    'cursor',
+    'bypassDocumentValidation',
+    'ordered',
+    'stmtId',
+    'stmtIds',
+    'let',
+    'errorsOnly',
+  ],
 };
 FIELDS.findandmodify = FIELDS.findAndModify!;
 FIELDS.deleteIndexes = FIELDS.dropIndexes!;
 
-/** The statements of `update` and `delete` are parsed, and checked, with their command. */
-const STATEMENTS: Record<string, [array: string, fields: Set<string>]> = {
+/** The fields a statement of a command accepts; undefined for a statement the command parses itself. */
+type StatementFields = (stmt: Document) => Set<string> | undefined;
+function always(fields: string[]): StatementFields {
+  const known = new Set(fields);
+  return () => known;
+}
+
+/** bulkWrite's ops, of three kinds told apart by their first field. */
+const BULK_WRITE_OPS: Record<string, Set<string>> = {
+  insert: new Set(['insert', 'document']),
+  update: new Set([
+    'update',
+    'filter',
+    'sort',
+    'multi',
+    'updateMods',
+    'upsert',
+    'upsertSupplied',
+    'arrayFilters',
+    'hint',
+    'constants',
+    'collation',
+    'sampleId',
+    '$_allowShardKeyUpdatesWithoutFullShardKeyInQuery',
+  ]),
+  delete: new Set(['delete', 'filter', 'multi', 'hint', 'collation', 'sampleId']),
+};
+
+/** The statements of `update`, `delete` and `bulkWrite` are parsed, and checked, with their command. */
+const STATEMENTS: Record<string, Array<[array: string, fields: StatementFields]>> = {
   update: [
-    'updates',
-    new Set([
-      'q',
-      'u',
-      'c',
-      'upsert',
-      'multi',
-      'arrayFilters',
-      'hint',
-      'collation',
-      'sort',
-      'upsertSupplied',
-    ]),
+    [
+      'updates',
+      always([
+        'q',
+        'u',
+        'c',
+        'upsert',
+        'multi',
+        'arrayFilters',
+        'hint',
+        'collation',
+        'sort',
+        'upsertSupplied',
+      ]),
+    ],
   ],
-  delete: ['deletes', new Set(['q', 'limit', 'hint', 'collation'])],
+  delete: [['deletes', always(['q', 'limit', 'hint', 'collation'])]],
+  bulkWrite: [
+    ['ops', (op) => BULK_WRITE_OPS[Object.keys(op)[0] ?? '']],
+    [
+      'nsInfo',
+      always([
+        'ns',
+        'collectionUUID',
+        'encryptionInformation',
+        'isTimeseriesNamespace',
+        'shardVersion',
+        'databaseVersion',
+      ]),
+    ],
+  ],
 };
 
 const KNOWN = new Map<string, Set<string>>(
@@ -165,10 +220,12 @@ export function checkCommandFields(name: string, cmd: Document): void {
     const inner = Object.keys(cmd.explain)[0];
     if (inner !== undefined) checkCommandFields(inner, cmd.explain);
   }
-  const statements = STATEMENTS[name];
-  if (!statements) return;
-  const [array, fields] = statements;
-  const list = cmd[array];
-  if (!Array.isArray(list)) return;
-  for (const stmt of list) if (isPlainObject(stmt)) checkFields(stmt, fields, `${name}.${array}`);
+  for (const [array, fieldsOf] of STATEMENTS[name] ?? []) {
+    const list = cmd[array];
+    if (!Array.isArray(list)) continue;
+    for (const stmt of list) {
+      const fields = isPlainObject(stmt) ? fieldsOf(stmt) : undefined;
+      if (fields) checkFields(stmt as Document, fields, `${name}.${array}`);
+    }
+  }
 }

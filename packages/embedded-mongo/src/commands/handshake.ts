@@ -7,9 +7,12 @@ import { MAX_BSON_OBJECT_SIZE, MAX_MESSAGE_SIZE_BYTES } from '../wire.js';
 import type { CommandContext, CommandHandler } from './context.js';
 import { serverStatusSections } from './counters.js';
 
-export const SERVER_VERSION = '7.0.0';
-/** MongoDB 7.0. The mongodb 7 driver requires at least 9 (MongoDB 4.4). */
-export const MAX_WIRE_VERSION = 21;
+/** The mongod release the engine answers as: its commands, replies and errors are 8.0's. */
+export const SERVER_VERSION = '8.0.0';
+/** MongoDB 8.0's. The mongodb 7 driver requires at least 9 (MongoDB 4.4), and 25 for `client.bulkWrite`. */
+export const MAX_WIRE_VERSION = 25;
+/** featureCompatibilityVersion: the major and minor of SERVER_VERSION. */
+const FEATURE_COMPATIBILITY_VERSION = SERVER_VERSION.split('.').slice(0, 2).join('.');
 export const MAX_WRITE_BATCH_SIZE = 100_000;
 export const LOGICAL_SESSION_TIMEOUT_MINUTES = 30;
 
@@ -38,7 +41,7 @@ const isMaster: CommandHandler = (cmd, ctx) => helloReply(cmd, ctx, true);
 const buildInfo: CommandHandler = () => ({
   version: SERVER_VERSION,
   gitVersion: 'embedded-mongo',
-  versionArray: [7, 0, 0, 0],
+  versionArray: [...SERVER_VERSION.split('.').map(Number), 0],
   bits: 64,
   debug: false,
   maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
@@ -69,7 +72,7 @@ const serverStatus: CommandHandler = (_cmd, ctx) => ({
 const getParameter: CommandHandler = (cmd) => {
   const reply: Document = {};
   if (cmd.featureCompatibilityVersion !== undefined || cmd.getParameter === '*') {
-    reply.featureCompatibilityVersion = { version: '7.0' };
+    reply.featureCompatibilityVersion = { version: FEATURE_COMPATIBILITY_VERSION };
   }
   return reply;
 };

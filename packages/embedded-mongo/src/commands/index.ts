@@ -2,6 +2,7 @@
 import { CommandError, ErrorCode, toCommandError } from '../errors.js';
 import type { Document } from '../values.js';
 import { adminCommands } from './admin.js';
+import { bulkWriteCommands } from './bulk-write.js';
 import { type CommandContext, type CommandHandler, maxTimeMS } from './context.js';
 import { countCommand } from './counters.js';
 import { checkCommandFields } from './fields.js';
@@ -19,6 +20,7 @@ const COMMANDS = new Map<string, CommandHandler>(
     ...handshakeCommands,
     ...readCommands,
     ...writeCommands,
+    ...bulkWriteCommands,
     ...adminCommands,
     ...profileCommands,
   }),

@@ -1,6 +1,8 @@
 // Read commands: find, getMore, killCursors, count, distinct, aggregate, explain.
 import { ObjectId } from 'bson';
+import { type Collation, collationKeyer } from '../collation.js';
 import { CommandError, ErrorCode, failedToParse } from '../errors.js';
+import { evaluateLet } from '../let.js';
 import { explainQuery, type QueryRequest, runQuery } from '../plan-executor.js';
 import { compileProjection, runPipeline } from '../query.js';
 import { Collection, type Engine } from '../storage.js';
@@ -28,12 +30,15 @@ import {
   collectionArg,
   cursorBatchSize,
   cursorReply,
+  letVariables,
   nonNegative,
+  operationCollation,
   optionalBoolean,
   optionalDocument,
   optionalInteger,
   requiredArray,
 } from './context.js';
+import { SERVER_VERSION } from './handshake.js';
 import { statsStageInput } from './stats.js';
 
 const find: CommandHandler = (cmd, ctx) => {
@@ -41,7 +46,7 @@ const find: CommandHandler = (cmd, ctx) => {
   const filter = optionalDocument(cmd, 'filter') ?? {};
   const sort = optionalDocument(cmd, 'sort');
   const projection = optionalDocument(cmd, 'projection');
-  const variables = optionalDocument(cmd, 'let');
+  const variables = letVariables(cmd);
   const skip = nonNegative(cmd, 'skip', optionalInteger(cmd, 'skip')) ?? 0;
   let limit = optionalInteger(cmd, 'limit') ?? 0;
   let singleBatch = optionalBoolean(cmd, 'singleBatch') ?? false;
@@ -50,14 +55,16 @@ const find: CommandHandler = (cmd, ctx) => {
     singleBatch = true;
   }
   const batchSize = nonNegative(cmd, 'batchSize', optionalInteger(cmd, 'batchSize'));
-  const extras = variables ? { variables } : {};
+  const coll = ctx.engine.collection(ctx.dbName, name);
+  const collation = operationCollation(cmd, coll);
+  // The projection's positional `$` and `$elemMatch` match under the collation too.
+  const extras = { ...(variables && { variables }), ...(collation && { collation }) };
   // A $text query's scores, by document, for a projection of {$meta: "textScore"}.
   const scores =
     textFilterOf(filter) && projectsTextScore(projection) ? new Map<Document, number>() : undefined;
   const transform = compileProjection(projection, filter, extras, scores && ((doc) => scores.get(doc)));
-  const coll = ctx.engine.collection(ctx.dbName, name);
   checkHint(coll, cmd.hint);
-  const request: QueryRequest = { filter, sort, skip, limit, hint: cmd.hint, extras };
+  const request: QueryRequest = { filter, sort, skip, limit, hint: cmd.hint, extras, collation };
   const result = runQuery(coll, request);
   if (scores) for (const m of result.matches) scores.set(m.doc, m.score ?? 0);
   ctx.profile?.plan(result, request);
@@ -119,6 +126,7 @@ const count: CommandHandler = (cmd, ctx) => {
   const skip = nonNegative(cmd, 'skip', optionalInteger(cmd, 'skip')) ?? 0;
   const limit = Math.abs(optionalInteger(cmd, 'limit') ?? 0);
   const coll = ctx.engine.collection(ctx.dbName, name);
+  const collation = operationCollation(cmd, coll);
   checkHint(coll, cmd.hint);
   if (!coll) return { n: 0 };
   if (Object.keys(query).length === 0) {
@@ -126,7 +134,7 @@ const count: CommandHandler = (cmd, ctx) => {
     const n = Math.max(0, coll.count - skip);
     return { n: limit > 0 ? Math.min(n, limit) : n };
   }
-  const request: QueryRequest = { filter: query, skip, limit, hint: cmd.hint };
+  const request: QueryRequest = { filter: query, skip, limit, hint: cmd.hint, collation };
   const result = runQuery(coll, request);
   ctx.profile?.plan(result, request);
   checkDeadline(ctx);
@@ -141,18 +149,22 @@ const distinct: CommandHandler = (cmd, ctx) => {
   }
   const query = optionalDocument(cmd, 'query') ?? {};
   const coll = ctx.engine.collection(ctx.dbName, name);
+  const collation = operationCollation(cmd, coll);
+  // Values equal under the collation are one value: the first found stands for them.
+  const keyOf = collation ? collationKeyer(collation) : keyString;
   const seen = new Map<string, unknown>();
-  const result = runQuery(coll, { filter: query });
-  ctx.profile?.plan(result, { filter: query });
+  const request: QueryRequest = { filter: query, collation };
+  const result = runQuery(coll, request);
+  ctx.profile?.plan(result, request);
   for (const { doc } of result.matches) {
     for (const v of pathValues(doc, key)) {
       if (v === MISSING) continue;
-      const k = keyString(v);
+      const k = keyOf(v);
       if (!seen.has(k)) seen.set(k, v);
     }
   }
   checkDeadline(ctx);
-  return { values: [...seen.values()].sort(compareValues) };
+  return { values: [...seen.values()].sort((a, b) => compareValues(a, b, collation?.compare)) };
 };
 
 /** Collection lookup for `$lookup` & co: copies, so pipeline stages cannot alter stored documents. */
@@ -191,8 +203,9 @@ function writeOut(engine: Engine, dbName: string, target: unknown, docs: Documen
 function pipelineQuery(
   pipeline: Document[],
   variables: Document | undefined,
+  collation: Collation | undefined,
 ): { request: QueryRequest; rest: Document[] } {
-  const request: QueryRequest = { filter: {}, extras: variables ? { variables } : {} };
+  const request: QueryRequest = { filter: {}, extras: variables ? { variables } : {}, collation };
   let i = 0;
   if (isPlainObject(pipeline[0]?.$match)) request.filter = pipeline[i++]!.$match;
   const sort = pipeline[i]?.$sort;
@@ -235,7 +248,7 @@ const aggregate: CommandHandler = (cmd, ctx) => {
     throw failedToParse("The 'cursor' option is required, except for aggregate with the explain argument");
   }
   const batchSize = cursorBatchSize(cmd);
-  const variables = optionalDocument(cmd, 'let');
+  const variables = letVariables(cmd);
   for (const stage of pipeline.slice(1)) {
     if (isPlainObject(stage.$match) && textFilterOf(stage.$match))
       throw new CommandError(17313, '$match with $text is only allowed as the first pipeline stage');
@@ -245,16 +258,18 @@ const aggregate: CommandHandler = (cmd, ctx) => {
   /** Whether the stages read the score of the $text search (see text-score.ts). */
   let scored = false;
   let ns: string;
+  let collation: Collation | undefined;
   if (typeof target === 'string') {
     const name = collectionArg(cmd, ctx);
     ns = `${ctx.dbName}.${name}`;
     const coll = ctx.engine.collection(ctx.dbName, name);
+    collation = operationCollation(cmd, coll);
     const stats = statsStageInput(stages[0], ctx.engine, ctx.dbName, name);
     if (stats) {
       input = stats;
       stages = stages.slice(1);
     } else {
-      const pushed = pipelineQuery(stages, variables);
+      const pushed = pipelineQuery(stages, variables, collation);
       if (explain) return explainPipeline(coll, ns, pushed, 'queryPlanner');
       const result = runQuery(coll, pushed.request);
       ctx.profile?.plan(result, pushed.request);
@@ -269,6 +284,7 @@ const aggregate: CommandHandler = (cmd, ctx) => {
     checkDeadline(ctx);
   } else if (target === 1) {
     ns = `${ctx.dbName}.$cmd.aggregate`;
+    collation = operationCollation(cmd, undefined);
   } else {
     throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'aggregate' must be a collection name or 1");
   }
@@ -288,6 +304,7 @@ const aggregate: CommandHandler = (cmd, ctx) => {
   const run = runPipeline(input, stages, {
     collectionResolver: resolverFor(ctx.engine, ctx.dbName),
     ...(variables ? { variables } : {}),
+    ...(collation && { collation }),
   });
   const results = scored ? withoutTextScoreField(run) : run;
   checkDeadline(ctx);
@@ -306,18 +323,20 @@ const explain: CommandHandler = (cmd, ctx) => {
   const ns = `${ctx.dbName}.${collection}`;
   const coll = ctx.engine.collection(ctx.dbName, collection);
   const verbosity = typeof cmd.verbosity === 'string' ? cmd.verbosity : 'allPlansExecution';
+  const collation = operationCollation(inner, coll);
   let plan: Document;
   if (innerName === 'aggregate' && Array.isArray(inner.pipeline)) {
-    const variables = isPlainObject(inner.let) ? inner.let : undefined;
-    plan = explainPipeline(coll, ns, pipelineQuery(inner.pipeline as Document[], variables), verbosity);
+    const variables = evaluateLet(isPlainObject(inner.let) ? inner.let : undefined);
+    const pushed = pipelineQuery(inner.pipeline as Document[], variables, collation);
+    plan = explainPipeline(coll, ns, pushed, verbosity);
   } else {
     const limit = typeof inner.limit === 'number' ? Math.abs(inner.limit) : 0;
     const skip = typeof inner.skip === 'number' ? inner.skip : 0;
     const filter = (innerName === 'find' ? inner.filter : inner.query) ?? {};
     const sort = innerName === 'find' ? inner.sort : undefined;
-    plan = explainQuery(coll, ns, { filter, sort, skip, limit, hint: inner.hint }, verbosity);
+    plan = explainQuery(coll, ns, { filter, sort, skip, limit, hint: inner.hint, collation }, verbosity);
   }
-  return { ...plan, command: inner, serverInfo: { host: 'embedded', version: '7.0.0' } };
+  return { ...plan, command: inner, serverInfo: { host: 'embedded', version: SERVER_VERSION } };
 };
 
 export const readCommands: Record<string, CommandHandler> = {

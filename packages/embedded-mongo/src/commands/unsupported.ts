@@ -8,13 +8,6 @@ function notOffered(what: string): CommandError {
   return new CommandError(ErrorCode.NotImplemented, `${what} is not supported by the embedded engine`);
 }
 
-/** Only the simple (binary) collation is offered: strings compare by code point. */
-function checkCollation(value: unknown): void {
-  if (value === undefined || value === null) return;
-  if (isPlainObject(value) && value.locale === 'simple') return;
-  throw notOffered('collation (other than { locale: "simple" })');
-}
-
 /** `create` options that change what a collection is or accepts. */
 const CREATE_OPTIONS: Record<string, string> = {
   capped: 'a capped collection',
@@ -34,11 +27,6 @@ const STAGES: Record<string, CommandError> = {
 
 /** Throws for a command that asks for something the engine does not do. */
 export function refuseUnsupported(name: string, cmd: Document): void {
-  checkCollation(cmd.collation);
-  for (const array of ['updates', 'deletes', 'indexes']) {
-    const list = cmd[array];
-    if (Array.isArray(list)) for (const item of list) if (isPlainObject(item)) checkCollation(item.collation);
-  }
   if (name === 'create') {
     for (const [option, what] of Object.entries(CREATE_OPTIONS)) {
       const value = cmd[option];

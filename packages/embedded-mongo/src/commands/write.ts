@@ -1,5 +1,7 @@
-// Write commands: insert, update, delete, findAndModify.
+// Write commands: insert, update, delete, findAndModify; and the update and delete statements
+// (runUpdate, runDelete) that bulkWrite's ops run too (bulk-write.ts).
 import { BSON, ObjectId } from 'bson';
+import { effectiveCollation } from '../collation.js';
 import { CommandError, ErrorCode, failedToParse, toCommandError } from '../errors.js';
 import { type Match, type QueryRequest, runQuery } from '../plan-executor.js';
 import { compileProjection } from '../query.js';
@@ -11,6 +13,8 @@ import {
   type CommandContext,
   type CommandHandler,
   collectionArg,
+  letVariables,
+  operationCollation,
   optionalArray,
   optionalBoolean,
   optionalDocument,
@@ -42,7 +46,7 @@ function storable(doc: Document, what: 'insert' | 'update', requestBytes?: numbe
   return doc;
 }
 
-function prepareInsert(raw: unknown, ctx: CommandContext): Document {
+export function prepareInsert(raw: unknown, ctx: CommandContext): Document {
   if (!isPlainObject(raw))
     throw new CommandError(ErrorCode.TypeMismatch, 'document to insert must be an object');
   // The document was decoded for this command alone: it is stored as it is, not copied.
@@ -76,7 +80,7 @@ function matching(ctx: CommandContext, coll: Collection | undefined, request: Qu
   return result.matches;
 }
 
-function arrayFiltersOf(stmt: Document): Document[] | undefined {
+export function arrayFiltersOf(stmt: Document): Document[] | undefined {
   const filters = stmt.arrayFilters;
   if (filters === undefined || filters === null) return undefined;
   if (!Array.isArray(filters) || !filters.every(isPlainObject)) {
@@ -85,11 +89,85 @@ function arrayFiltersOf(stmt: Document): Document[] | undefined {
   return filters as Document[];
 }
 
+/** Where a statement writes: the command's own collection, or one of bulkWrite's namespaces. */
+export interface Namespace {
+  db: string;
+  coll: string;
+}
+
+/** An update statement: one of update's `updates`, or a bulkWrite update op. */
+export interface UpdateStatement {
+  filter: Document;
+  /** The update as sent: operators, a replacement document or a pipeline. */
+  update: unknown;
+  multi: boolean;
+  upsert: boolean;
+  sort?: Document | undefined;
+  arrayFilters?: Document[] | undefined;
+  hint?: unknown;
+  collation?: Document | undefined;
+  /** The command's `let` variables. */
+  variables?: Document | undefined;
+  /** The statement's own variables (update's `c`, bulkWrite's `constants`), over `variables`. */
+  constants?: Document | undefined;
+}
+
+export interface UpdateResult {
+  /** Documents matched, or 1 when the statement upserted. */
+  n: number;
+  nModified: number;
+  /** The `_id` of the document an upsert inserted. */
+  upsertedId?: unknown;
+}
+
+/**
+ * Runs one update statement; a failing statement throws (its command reports a write error), the
+ * documents a multi-update changed before the failure staying changed, as on mongod.
+ */
+export function runUpdate(ctx: CommandContext, ns: Namespace, stmt: UpdateStatement): UpdateResult {
+  const { filter, multi, upsert, arrayFilters } = stmt;
+  const parsed = parseUpdate(stmt.update);
+  if (multi && parsed.kind === 'replacement') {
+    throw failedToParse('multi update is not supported for replacement-style update');
+  }
+  if (multi && stmt.sort) throw failedToParse('Cannot specify sort with multi=true');
+  if (stmt.constants && parsed.kind !== 'pipeline') {
+    throw new CommandError(51198, 'Constant values may only be specified for pipeline updates');
+  }
+  const variables = stmt.constants ? { ...stmt.variables, ...stmt.constants } : stmt.variables;
+  const extras = variables ? { variables } : {};
+  const coll = ctx.engine.collection(ns.db, ns.coll);
+  const collation = effectiveCollation(stmt.collation, coll?.defaultCollation);
+  ctx.profile?.statement('update', { q: filter, u: stmt.update, multi, upsert });
+  const request: QueryRequest = multi
+    ? { filter, hint: stmt.hint, extras, collation }
+    : { filter, sort: stmt.sort, limit: 1, hint: stmt.hint, extras, collation };
+  const matches = matching(ctx, coll, request);
+  if (matches.length === 0) {
+    if (!upsert) return { n: 0, nModified: 0 };
+    const doc = storable(buildUpsertDocument(filter, parsed, { arrayFilters, variables }), 'update');
+    ctx.engine.db(ns.db).ensureCollection(ns.coll).collection.insert(doc);
+    ctx.profile?.set({ nMatched: 0, nModified: 0, nUpserted: 1 });
+    return { n: 1, nModified: 0, upsertedId: doc._id };
+  }
+  let nModified = 0;
+  for (const match of matches) {
+    const { doc, changed } = applyUpdate(match.doc, parsed, { arrayFilters, query: filter, variables });
+    if (changed) {
+      storable(doc, 'update');
+      coll!.replace(match.seq, doc);
+      nModified++;
+    }
+  }
+  ctx.profile?.set({ nMatched: matches.length, nModified });
+  return { n: matches.length, nModified };
+}
+
 const update: CommandHandler = (cmd, ctx) => {
-  const name = collectionArg(cmd, ctx);
+  const ns = { db: ctx.dbName, coll: collectionArg(cmd, ctx) };
   const updates = requiredArray(cmd, 'updates');
   const ordered = optionalBoolean(cmd, 'ordered') ?? true;
-  const db = ctx.engine.db(ctx.dbName);
+  const variables = letVariables(cmd);
   const writeErrors: Document[] = [];
   const upserted: Document[] = [];
   let n = 0;
@@ -99,40 +177,21 @@ const update: CommandHandler = (cmd, ctx) => {
       const stmt = updates[i];
       if (!isPlainObject(stmt))
         throw new CommandError(ErrorCode.TypeMismatch, 'update statement must be an object');
-      const q = optionalDocument(stmt, 'q') ?? {};
-      const multi = optionalBoolean(stmt, 'multi') ?? false;
-      const upsert = optionalBoolean(stmt, 'upsert') ?? false;
-      const sort = optionalDocument(stmt, 'sort');
-      const arrayFilters = arrayFiltersOf(stmt);
-      const parsed = parseUpdate(stmt.u);
-      if (multi && parsed.kind === 'replacement') {
-        throw failedToParse('multi update is not supported for replacement-style update');
-      }
-      const coll = db.collection(name);
-      ctx.profile?.statement('update', { q, u: stmt.u, multi, upsert });
-      const matches = matching(ctx, coll, multi ? { filter: q } : { filter: q, sort, limit: 1 });
-      if (matches.length === 0) {
-        if (upsert) {
-          const doc = storable(buildUpsertDocument(q, parsed, arrayFilters), 'update');
-          db.ensureCollection(name).collection.insert(doc);
-          n++;
-          upserted.push({ index: i, _id: doc._id });
-          ctx.profile?.set({ nMatched: 0, nModified: 0, nUpserted: 1 });
-        }
-        continue;
-      }
-      let modified = 0;
-      for (const match of matches) {
-        const { doc, changed } = applyUpdate(match.doc, parsed, { arrayFilters, query: q });
-        n++;
-        if (changed) {
-          storable(doc, 'update');
-          coll!.replace(match.seq, doc);
-          modified++;
-        }
-      }
-      nModified += modified;
-      ctx.profile?.set({ nMatched: matches.length, nModified: modified });
+      const result = runUpdate(ctx, ns, {
+        filter: optionalDocument(stmt, 'q') ?? {},
+        update: stmt.u,
+        multi: optionalBoolean(stmt, 'multi') ?? false,
+        upsert: optionalBoolean(stmt, 'upsert') ?? false,
+        sort: optionalDocument(stmt, 'sort'),
+        arrayFilters: arrayFiltersOf(stmt),
+        hint: stmt.hint,
+        collation: optionalDocument(stmt, 'collation'),
+        variables,
+        constants: optionalDocument(stmt, 'c'),
+      });
+      n += result.n;
+      nModified += result.nModified;
+      if (result.upsertedId !== undefined) upserted.push({ index: i, _id: result.upsertedId });
     } catch (err) {
       writeErrors.push(toCommandError(err).toWriteError(i));
       if (ordered) break;
@@ -144,11 +203,38 @@ const update: CommandHandler = (cmd, ctx) => {
   return reply;
 };
 
+/** A delete statement: one of delete's `deletes`, or a bulkWrite delete op. */
+export interface DeleteStatement {
+  filter: Document;
+  /** Every match (delete's `limit: 0`, bulkWrite's `multi: true`), else the first. */
+  multi: boolean;
+  hint?: unknown;
+  collation?: Document | undefined;
+  /** The command's `let` variables. */
+  variables?: Document | undefined;
+}
+
+/** Runs one delete statement; returns how many documents it deleted. */
+export function runDelete(ctx: CommandContext, ns: Namespace, stmt: DeleteStatement): number {
+  const coll = ctx.engine.collection(ns.db, ns.coll);
+  ctx.profile?.statement('remove', { q: stmt.filter, limit: stmt.multi ? 0 : 1 });
+  const matches = matching(ctx, coll, {
+    filter: stmt.filter,
+    limit: stmt.multi ? undefined : 1,
+    hint: stmt.hint,
+    extras: stmt.variables ? { variables: stmt.variables } : {},
+    collation: effectiveCollation(stmt.collation, coll?.defaultCollation),
+  });
+  for (const match of matches) coll!.delete(match.seq);
+  ctx.profile?.set({ ndeleted: matches.length });
+  return matches.length;
+}
+
 const remove: CommandHandler = (cmd, ctx) => {
-  const name = collectionArg(cmd, ctx);
+  const ns = { db: ctx.dbName, coll: collectionArg(cmd, ctx) };
   const deletes = requiredArray(cmd, 'deletes');
   const ordered = optionalBoolean(cmd, 'ordered') ?? true;
-  const coll = ctx.engine.collection(ctx.dbName, name);
+  const variables = letVariables(cmd);
   const writeErrors: Document[] = [];
   let n = 0;
   for (let i = 0; i < deletes.length; i++) {
@@ -156,18 +242,17 @@ const remove: CommandHandler = (cmd, ctx) => {
       const stmt = deletes[i];
       if (!isPlainObject(stmt))
         throw new CommandError(ErrorCode.TypeMismatch, 'delete statement must be an object');
-      const q = optionalDocument(stmt, 'q') ?? {};
       const limit = optionalInteger(stmt, 'limit') ?? 0;
       if (limit !== 0 && limit !== 1) {
         throw failedToParse(`The limit field in delete objects must be 0 or 1. Got ${limit}`);
       }
-      ctx.profile?.statement('remove', { q, limit });
-      const matches = matching(ctx, coll, { filter: q, limit: limit === 1 ? 1 : undefined });
-      for (const match of matches) {
-        coll!.delete(match.seq);
-        n++;
-      }
-      ctx.profile?.set({ ndeleted: matches.length });
+      n += runDelete(ctx, ns, {
+        filter: optionalDocument(stmt, 'q') ?? {},
+        multi: limit === 0,
+        hint: stmt.hint,
+        collation: optionalDocument(stmt, 'collation'),
+        variables,
+      });
     } catch (err) {
       writeErrors.push(toCommandError(err).toWriteError(i));
       if (ordered) break;
@@ -185,6 +270,8 @@ const findAndModify: CommandHandler = (cmd, ctx) => {
   const returnNew = optionalBoolean(cmd, 'new') ?? false;
   const upsert = optionalBoolean(cmd, 'upsert') ?? false;
   const arrayFilters = optionalArray(cmd, 'arrayFilters') as Document[] | undefined;
+  const variables = letVariables(cmd);
+  const extras = variables ? { variables } : {};
   const hasUpdate = cmd.update !== undefined && cmd.update !== null;
   if (removeDoc && hasUpdate) throw failedToParse('Cannot specify both an update and remove=true');
   if (!removeDoc && !hasUpdate) throw failedToParse('Either an update or remove=true must be specified');
@@ -194,11 +281,12 @@ const findAndModify: CommandHandler = (cmd, ctx) => {
       "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document",
     );
   }
-  const project = compileProjection(fields, query);
+  const project = compileProjection(fields, query, extras);
   const shape = (doc: Document | null): Document | null => (doc && project ? project(doc) : doc);
   const db = ctx.engine.db(ctx.dbName);
   const coll = db.collection(name);
-  const target = matching(ctx, coll, { filter: query, sort, limit: 1 })[0];
+  const collation = operationCollation(cmd, coll);
+  const target = matching(ctx, coll, { filter: query, sort, limit: 1, extras, collation })[0];
 
   if (removeDoc) {
     if (!target) return { lastErrorObject: { n: 0 }, value: null };
@@ -208,7 +296,7 @@ const findAndModify: CommandHandler = (cmd, ctx) => {
 
   const parsed = parseUpdate(cmd.update);
   if (target) {
-    const { doc, changed } = applyUpdate(target.doc, parsed, { arrayFilters, query });
+    const { doc, changed } = applyUpdate(target.doc, parsed, { arrayFilters, query, variables });
     if (changed) {
       storable(doc, 'update');
       coll!.replace(target.seq, doc);
@@ -219,7 +307,7 @@ const findAndModify: CommandHandler = (cmd, ctx) => {
     };
   }
   if (!upsert) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null };
-  const doc = storable(buildUpsertDocument(query, parsed, arrayFilters), 'update');
+  const doc = storable(buildUpsertDocument(query, parsed, { arrayFilters, variables }), 'update');
   db.ensureCollection(name).collection.insert(doc);
   return {
     lastErrorObject: { n: 1, updatedExisting: false, upserted: doc._id },

@@ -165,6 +165,29 @@ describe('aggregation pipelines', () => {
     expect(titles).toEqual(['p1', 'p3', 'p5']);
   });
 
+  it('let values are expressions, evaluated once before the pipeline runs', async () => {
+    const out = await posts()
+      .aggregate(
+        [
+          { $sort: { _id: 1 } },
+          { $limit: 3 },
+          { $project: { _id: 0, literal: '$$literal', sum: '$$sum', random: '$$random' } },
+        ],
+        { let: { literal: { $literal: '$title' }, sum: { $add: [1, 2] }, random: { $rand: {} } } },
+      )
+      .toArray();
+    expect(out).toHaveLength(3);
+    expect(out.map((d) => [d.literal, d.sum])).toEqual([
+      ['$title', 3],
+      ['$title', 3],
+      ['$title', 3],
+    ]);
+    // One value for the whole command, not one per document.
+    expect(new Set(out.map((d) => d.random)).size).toBe(1);
+    expect(out[0]!.random).toBeGreaterThanOrEqual(0);
+    expect(out[0]!.random).toBeLessThan(1);
+  });
+
   it('an unknown stage is rejected', async () => {
     const err = await posts()
       .aggregate([{ $notAStage: {} }])

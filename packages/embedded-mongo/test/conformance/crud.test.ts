@@ -301,3 +301,23 @@ describe('BSON types round trip', () => {
     expect((latest[0]!.at as Date).toISOString()).toBe('2025-01-01T00:00:00.000Z');
   });
 });
+
+describe('let variables in find and delete', () => {
+  it('find filters with $$ variables', async () => {
+    const c = coll('let_find');
+    await c.insertMany([{ i: 1 }, { i: 2 }, { i: 3 }]);
+    const found = await c
+      .find({ $expr: { $gte: ['$i', '$$from'] } }, { let: { from: 2 }, projection: { _id: 0 } })
+      .toArray();
+    expect(found).toEqual([{ i: 2 }, { i: 3 }]);
+  });
+
+  it('deleteOne and deleteMany', async () => {
+    const c = coll('let_delete');
+    await c.insertMany([{ g: 'a' }, { g: 'a' }, { g: 'b' }]);
+    const byGroup = { $expr: { $eq: ['$g', '$$group'] } };
+    expect((await c.deleteOne(byGroup, { let: { group: 'a' } })).deletedCount).toBe(1);
+    expect((await c.deleteMany(byGroup, { let: { group: 'a' } })).deletedCount).toBe(1);
+    expect(await c.find({}, { projection: { _id: 0 } }).toArray()).toEqual([{ g: 'b' }]);
+  });
+});

@@ -277,3 +277,71 @@ describe('findOneAndUpdate / findOneAndReplace / findOneAndDelete', () => {
     expect(await fam().findOneAndDelete({ name: 'nobody' })).toBeNull();
   });
 });
+
+describe('let variables', () => {
+  const seeded = async (name: string) => {
+    const c = target.db.collection(name);
+    await c.insertMany([
+      { _id: 1, status: 'new', n: 1 },
+      { _id: 2, status: 'old', n: 2 },
+    ] as never[]);
+    return c;
+  };
+
+  it('updateOne and updateMany: in the filter and in a pipeline update', async () => {
+    const c = await seeded('let_update');
+    const one = await c.updateOne(
+      { $expr: { $eq: ['$status', '$$wanted'] } },
+      [{ $set: { status: '$$next', n: { $add: ['$n', '$$step'] } } }],
+      { let: { wanted: 'new', next: 'seen', step: 10 } },
+    );
+    expect(one).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
+    const many = await c.updateMany(
+      { $expr: { $gt: ['$n', '$$floor'] } },
+      { $set: { big: true } },
+      { let: { floor: 1 } },
+    );
+    expect(many).toMatchObject({ matchedCount: 2, modifiedCount: 2 });
+    expect(await c.find().toArray()).toEqual([
+      { _id: 1, status: 'seen', n: 11, big: true },
+      { _id: 2, status: 'old', n: 2, big: true },
+    ]);
+  });
+
+  it('an upsert builds its document with the variables', async () => {
+    const c = await seeded('let_upsert');
+    const res = await c.updateOne({ _id: 3 as never }, [{ $set: { status: '$$status' } }], {
+      upsert: true,
+      let: { status: 'fresh' },
+    });
+    expect(res.upsertedId).toBe(3);
+    expect(await c.findOne({ _id: 3 as never })).toEqual({ _id: 3, status: 'fresh' });
+  });
+
+  it('replaceOne, findOneAndUpdate, findOneAndReplace and findOneAndDelete', async () => {
+    const c = await seeded('let_find_and_modify');
+    const byId = { $expr: { $eq: ['$_id', '$$id'] } };
+    expect(await c.replaceOne(byId, { status: 'replaced' }, { let: { id: 2 } })).toMatchObject({
+      modifiedCount: 1,
+    });
+    const updated = await c.findOneAndUpdate(byId, [{ $set: { status: '$$to' } }], {
+      let: { id: 1, to: 'updated' },
+      returnDocument: 'after',
+    });
+    expect(updated).toEqual({ _id: 1, status: 'updated', n: 1 });
+    const before = await c.findOneAndReplace(byId, { status: 'again' }, { let: { id: 1 } });
+    expect(before).toEqual({ _id: 1, status: 'updated', n: 1 });
+    expect(await c.findOneAndDelete(byId, { let: { id: 2 } })).toEqual({ _id: 2, status: 'replaced' });
+    expect(await c.find().toArray()).toEqual([{ _id: 1, status: 'again' }]);
+  });
+
+  it('a variable the command does not define fails with 17276', async () => {
+    const c = await seeded('let_undefined');
+    const err = await c
+      .updateOne({ $expr: { $eq: ['$_id', '$$missing'] } }, { $set: { x: 1 } })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(MongoServerError);
+    expect(err.code).toBe(17276);
+    expect(err.message).toBe('Use of undefined variable: missing');
+  });
+});

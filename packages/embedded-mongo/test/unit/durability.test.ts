@@ -159,6 +159,25 @@ describe('embedded engine with a data directory', () => {
     expect(await search(second.client)).toEqual(before);
   });
 
+  it("keeps a client bulkWrite's writes to collections of two databases", async () => {
+    const dir = dataDir();
+    const first = await start(dir);
+    await first.client.db('app').collection<{ _id: number; n: number }>('items').insertOne({ _id: 1, n: 0 });
+    await first.client.bulkWrite<Record<string, { _id: number | string; [field: string]: unknown }>>([
+      { name: 'insertOne', namespace: 'app.items', document: { _id: 2, n: 0 } },
+      { name: 'updateOne', namespace: 'app.items', filter: { _id: 1 }, update: { $inc: { n: 1 } } as never },
+      { name: 'insertOne', namespace: 'audit.log', document: { _id: 'e1', what: 'bulk' } },
+      { name: 'deleteOne', namespace: 'app.items', filter: { _id: 2 } },
+    ]);
+    for (const resource of opened.splice(0)) await resource.close();
+
+    const second = await start(dir);
+    expect(await second.client.db('app').collection('items').find().toArray()).toEqual([{ _id: 1, n: 1 }]);
+    expect(await second.client.db('audit').collection('log').find().toArray()).toEqual([
+      { _id: 'e1', what: 'bulk' },
+    ]);
+  });
+
   it('refuses a second engine on a directory in use, with a message naming it', async () => {
     const dir = dataDir();
     await start(dir);

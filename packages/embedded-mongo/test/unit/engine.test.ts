@@ -58,6 +58,22 @@ describe('command dispatch', () => {
   });
 });
 
+describe('the release it answers as', () => {
+  it('MongoDB 8.0: buildInfo, hello, serverStatus and the featureCompatibilityVersion', () => {
+    const engine = newEngine();
+    expect(run(engine, { buildInfo: 1 }, 'admin')).toMatchObject({
+      version: '8.0.0',
+      versionArray: [8, 0, 0, 0],
+    });
+    expect(run(engine, { hello: 1 }, 'admin')).toMatchObject({ maxWireVersion: 25 });
+    expect(run(engine, { isMaster: 1 }, 'admin')).toMatchObject({ maxWireVersion: 25 });
+    expect(run(engine, { serverStatus: 1 }, 'admin')).toMatchObject({ version: '8.0.0' });
+    expect(run(engine, { getParameter: 1, featureCompatibilityVersion: 1 }, 'admin')).toMatchObject({
+      featureCompatibilityVersion: { version: '8.0' },
+    });
+  });
+});
+
 describe('TTL indexes', () => {
   it('expire documents whose date plus expireAfterSeconds has passed', () => {
     const engine = newEngine();
