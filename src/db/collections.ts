@@ -2,7 +2,15 @@
  * Typed collections and the indexes the queries of docs/api/access.md need. `ensureIndexes` is idempotent:
  * createIndexes with an identical spec is a no-op on MongoDB.
  */
-import type { Collection, Db, IndexDescription } from 'mongodb';
+import type {
+  ClientBulkWriteModel,
+  ClientBulkWriteOptions,
+  ClientBulkWriteResult,
+  Collection,
+  Db,
+  IndexDescription,
+  MongoClient,
+} from 'mongodb';
 import {
   type AppDoc,
   type ContentDocs,
@@ -46,6 +54,27 @@ export interface Collections extends ContentCollections {
   serviceKeys: Collection<ServiceKeyDoc>;
   apps: Collection<AppDoc>;
   oauth: Collection<OAuthRecordDoc>;
+}
+
+/** Writes to several collections in one command, in order: the server's bulkWrite (MongoDB 8.0). */
+export type BulkWriteAcross = (
+  models: ClientBulkWriteModel[],
+  options: ClientBulkWriteOptions,
+) => Promise<ClientBulkWriteResult>;
+
+const acrossCollections = new WeakMap<Collections, BulkWriteAcross>();
+
+/**
+ * The server's bulkWrite command for `collections`, or undefined when their server is older than
+ * 8.0 (its callers then write collection by collection).
+ */
+export function bulkWriteAcross(collections: Collections): BulkWriteAcross | undefined {
+  return acrossCollections.get(collections);
+}
+
+/** `${database}.${collection}`: how a write across collections names each one. */
+export function namespaceOf(collection: Pick<Collection, 'dbName' | 'collectionName'>): string {
+  return `${collection.dbName}.${collection.collectionName}`;
 }
 
 export type CollectionName = keyof Collections;
@@ -162,9 +191,16 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
   ],
 };
 
-export function collectionsOf(db: Db): Collections {
+/** `client`'s server version decides whether writes across collections are one command. */
+export async function collectionsOf(db: Db, client: MongoClient): Promise<Collections> {
   const names = Object.keys(indexes) as CollectionName[];
-  return Object.fromEntries(names.map((name) => [name, db.collection(name)])) as unknown as Collections;
+  const collections = Object.fromEntries(
+    names.map((name) => [name, db.collection(name)]),
+  ) as unknown as Collections;
+  const { versionArray } = await client.db('admin').command({ buildInfo: 1 });
+  if (Array.isArray(versionArray) && versionArray[0] >= 8)
+    acrossCollections.set(collections, (models, options) => client.bulkWrite(models, options));
+  return collections;
 }
 
 export async function ensureIndexes(collections: Collections): Promise<void> {

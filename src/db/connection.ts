@@ -73,7 +73,7 @@ export async function connectDatabase(
   const reachable = watchReachability(client);
   await client.connect();
   const db = client.db(dbName);
-  const collections = collectionsOf(db);
+  const collections = await collectionsOf(db, client);
   const media = new MediaStore(db);
   await Promise.all([ensureIndexes(collections), media.ensureIndexes()]);
   return {

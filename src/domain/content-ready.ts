@@ -10,7 +10,8 @@
  * nothing twice. Before that, the intent to write a summary (`summaryPending`) covers a process
  * dying between the summary write and the ready mark.
  */
-import type { Collections } from '../db/collections.js';
+import type { ClientBulkWriteModel, ClientBulkWriteResult } from 'mongodb';
+import { type Collections, namespaceOf } from '../db/collections.js';
 import type { MeetingDoc, OrganisationDoc, TriggeredFor, UserDoc, WebhookDoc } from '../db/documents.js';
 import { type OutboxHint, queueWebhookEvents } from './outbox.js';
 import { ReferenceCache } from './reference-cache.js';
@@ -128,6 +129,13 @@ export async function fanOutContentReady(
   return created;
 }
 
+/** The intent to write a summary, dropped: the summary is written. */
+const intentDropped = { $unset: { summaryPending: '', summaryPendingSince: '' } } as const;
+
+/** The ready mark: made once (its filter), with the fan-out marked pending and the intent dropped. */
+const readyMark = (now: Date) =>
+  ({ $set: { contentReadyAt: now, eventsPending: true }, ...intentDropped }) as const;
+
 /**
  * Content is ready once a summary is stored; the conditional update makes that happen once. The
  * same write marks the fan-out pending, so the events exist even if this process dies right after.
@@ -144,12 +152,11 @@ export async function markReady(
   now: Date,
   unready: readonly number[] = recordingIds,
 ): Promise<number[]> {
-  const done = { $unset: { summaryPending: '', summaryPendingSince: '' } } as const;
   let made: number[] = [];
   if (unready.length > 0) {
     const marked = await collections.meetings.updateMany(
       { recordingId: { $in: [...unready] }, contentReadyAt: null },
-      { $set: { contentReadyAt: now, eventsPending: true }, ...done },
+      readyMark(now),
     );
     if (marked.modifiedCount === unready.length) made = [...unready];
     else if (marked.modifiedCount > 0) {
@@ -162,9 +169,42 @@ export async function markReady(
   if (made.length < recordingIds.length)
     await collections.meetings.updateMany(
       { recordingId: { $in: [...recordingIds] }, summaryPending: true },
-      done,
+      intentDropped,
     );
   return made;
+}
+
+/**
+ * markReady as models of one ordered write across collections (MongoDB 8.0), to follow the content
+ * written in the same command: the mark of each of `unready`, one by one, whose own result tells
+ * whether this call made it (no second read when another writer raced it); then the intent dropped
+ * where a mark did not drop it. `made` reads the results, the marks starting at `offset`.
+ */
+export function readyMarkModels(
+  collections: Collections,
+  recordingIds: readonly number[],
+  now: Date,
+  unready: readonly number[] = recordingIds,
+): { models: ClientBulkWriteModel[]; made(result: ClientBulkWriteResult, offset: number): number[] } {
+  const namespace = namespaceOf(collections.meetings);
+  return {
+    models: [
+      ...unready.map((recordingId) => ({
+        namespace,
+        name: 'updateOne' as const,
+        filter: { recordingId, contentReadyAt: null },
+        update: readyMark(now),
+      })),
+      {
+        namespace,
+        name: 'updateMany',
+        filter: { recordingId: { $in: [...recordingIds] }, summaryPending: true },
+        update: intentDropped,
+      },
+    ],
+    made: (result, offset) =>
+      unready.filter((_, i) => result.updateResults?.get(offset + i)?.modifiedCount === 1),
+  };
 }
 
 /**
@@ -187,10 +227,7 @@ export async function finishPendingFanOuts(
   for (const { recordingId } of interrupted) {
     const summary = await collections.summaries.findOne({ recordingId }, { projection: { _id: 1 } });
     if (!summary) {
-      await collections.meetings.updateOne(
-        { recordingId, summaryPending: true },
-        { $unset: { summaryPending: '', summaryPendingSince: '' } },
-      );
+      await collections.meetings.updateOne({ recordingId, summaryPending: true }, intentDropped);
     } else if ((await markReady(collections, [recordingId], now)).length > 0) {
       const meeting = await collections.meetings.findOne({ recordingId });
       if (meeting) await fanOutContentReady(collections, [meeting], now);

@@ -4,7 +4,7 @@
  * no caller can store them inconsistently.
  */
 import { BSON, type Collection, type ObjectId, type UpdateFilter } from 'mongodb';
-import type { Collections } from '../db/collections.js';
+import { bulkWriteAcross, type Collections, namespaceOf } from '../db/collections.js';
 import {
   type ContentKind,
   type ContentOf,
@@ -14,7 +14,7 @@ import {
 } from '../db/documents.js';
 import { type Clock, systemClock } from './clock.js';
 import { storedContentOf } from './content.js';
-import { fanOutContentReady, markReady, recipientsOf } from './content-ready.js';
+import { fanOutContentReady, markReady, readyMarkModels, recipientsOf } from './content-ready.js';
 import { DomainError } from './errors.js';
 import { companyDomainOf, describeInvitee, domainsTypeOf } from './invitees.js';
 import type { OutboxHint } from './outbox.js';
@@ -226,6 +226,60 @@ const contentNames: Record<ContentKind, string> = {
   highlights: 'highlights',
 };
 
+/** One kind of content of one recording, as stored: it replaces that kind's document. */
+interface ContentWrite {
+  kind: ContentKind;
+  recordingId: number;
+  stored: object;
+}
+
+/**
+ * Writes the content (each kind brought replaces that kind's document, its fields and their
+ * serialised form; the others stay as stored), then marks ready those of `summarised` it makes
+ * ready (markReady), returning them. The marks must follow the content: a crash in between leaves
+ * the intent for the sweep. On MongoDB 8.0 one ordered command does all of it; before, one bulk
+ * write per kind at once, then the marks.
+ */
+async function writeContentAndReadyMarks(
+  collections: Collections,
+  writes: readonly ContentWrite[],
+  summarised: readonly number[],
+  now: Date,
+  unready: readonly number[],
+): Promise<number[]> {
+  const across = bulkWriteAcross(collections);
+  if (across) {
+    const content = writes.map(({ kind, recordingId, stored }) => ({
+      namespace: namespaceOf(collections[kind]),
+      name: 'updateOne' as const,
+      filter: { recordingId },
+      update: { $set: stored },
+      upsert: true,
+    }));
+    const marks = summarised.length > 0 ? readyMarkModels(collections, summarised, now, unready) : undefined;
+    if (content.length === 0 && !marks) return [];
+    const result = await across([...content, ...(marks?.models ?? [])], {
+      ordered: true,
+      verboseResults: true,
+    });
+    return marks ? marks.made(result, content.length) : [];
+  }
+  await Promise.all(
+    contentKinds.map((kind) => {
+      const ofKind = writes.filter((w) => w.kind === kind);
+      const collection = collections[kind] as unknown as Collection<{ recordingId: number }>;
+      return ofKind.length > 0
+        ? collection.bulkWrite(
+            ofKind.map(({ recordingId, stored }) => ({
+              updateOne: { filter: { recordingId }, update: { $set: stored }, upsert: true },
+            })),
+          )
+        : undefined;
+    }),
+  );
+  return summarised.length > 0 ? markReady(collections, summarised, now, unready) : [];
+}
+
 export interface StoreOptions {
   clock?: Clock;
   /** The server's (ingestion); without one, every name is read from the database. */
@@ -260,15 +314,13 @@ export async function storeRecordings(
   const hasSummary = inputs.map((input) => input.content.summaries !== undefined);
   // Each kind brought, as stored: serialised before anything is written, so one too large to
   // store fails the batch as an unknown name does.
-  const contentWrites = contentKinds.map((kind) =>
+  const contentWrites: ContentWrite[] = contentKinds.flatMap((kind) =>
     inputs.flatMap((input, i) => {
       const content = input.content[kind];
       if (!content) return [];
       const stored = storedContentOf(kind, content, input.url);
       assertStorable(kind, recordingIds[i]!, stored);
-      return [
-        { updateOne: { filter: { recordingId: recordingIds[i]! }, update: { $set: stored }, upsert: true } },
-      ];
+      return [{ kind, recordingId: recordingIds[i]!, stored }];
     }),
   );
 
@@ -293,19 +345,10 @@ export async function storeRecordings(
   const recipients = summarised.length > 0 ? recipientsOf(collections, summarised, references) : undefined;
   recipients?.catch(() => {}); // awaited below, unless a write fails first
 
-  // Each kind brought replaces that kind's document (its fields and their serialised form); the
-  // others stay as stored.
-  await Promise.all(
-    contentKinds.map((kind, k) => {
-      const writes = contentWrites[k]!;
-      const collection = collections[kind] as unknown as Collection<{ recordingId: number }>;
-      return writes.length > 0 ? collection.bulkWrite(writes) : undefined;
-    }),
-  );
-
   const made = new Set(
-    await markReady(
+    await writeContentAndReadyMarks(
       collections,
+      contentWrites,
       summarised.map((m) => m.recordingId),
       now,
       summarised.filter((m) => !m.contentReadyAt).map((m) => m.recordingId),
