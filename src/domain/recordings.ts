@@ -296,9 +296,9 @@ export interface StoreOptions {
  * written: an unknown one fails the batch with BAD_USER_INPUT.
  *
  * Its writes, each needed for durability without transactions, each one command for the whole
- * batch: the meetings with the intent to write a summary; the content (one write per kind, at
- * once); the ready marks (which drop the intent and mark the fan-out pending); the events; the
- * end of the fan-out.
+ * batch: the meetings with the intent to write a summary; the content and the ready marks (which
+ * drop the intent and mark the fan-out pending), one ordered command on MongoDB 8.0, else one
+ * write per kind at once and then the marks; the events; the end of the fan-out.
  */
 export async function storeRecordings(
   collections: Collections,
