@@ -22,11 +22,22 @@ export const ErrorCode = {
   CommandNotFound: 59,
   ImmutableField: 66,
   InvalidOptions: 72,
+  NoReplicationEnabled: 76,
   InvalidNamespace: 73,
   IndexOptionsConflict: 85,
   IndexKeySpecsConflict: 86,
   OperationFailed: 96,
   CommandNotSupported: 115,
+  /** A write, or an index command, on a view. */
+  CommandNotSupportedOnView: 166,
+  /** A document a collection's validator rejects. */
+  DocumentValidationFailure: 121,
+  /** collMod `unique: true` on an index whose keys have duplicates. */
+  CannotConvertIndexToUnique: 359,
+  ViewDepthLimitExceeded: 149,
+  OptionNotSupportedOnView: 167,
+  GraphContainsCycle: 150,
+  InvalidIndexSpecificationOption: 197,
   NotImplemented: 238,
   /** `$$name` of a variable neither the command's `let` nor the expression defines. */
   Location17276: 17276,
@@ -116,6 +127,11 @@ export function toCommandError(err: unknown): CommandError {
     return new CommandError(ErrorCode.ConflictingUpdateOperators, message);
   }
   if (/Unknown update operator/.test(message)) return new CommandError(ErrorCode.FailedToParse, message);
+  if (message === "$group specification must include an '_id'") {
+    return new CommandError(15955, 'a group specification must include an _id');
+  }
+  const operator = /^unknown query operator (\$?\w+)/.exec(message);
+  if (operator) return badValue(`unknown operator: ${operator[1]}`);
   if (err instanceof Error && err.constructor.name === 'MingoError') return badValue(message);
   if (err instanceof TypeError || err instanceof RangeError) return badValue(message);
   return new CommandError(ErrorCode.InternalError, message);

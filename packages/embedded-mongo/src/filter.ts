@@ -2,7 +2,8 @@
 // indexes) and the query planner need it, and the planner in turn needs storage's collections.
 import { Query } from 'mingo/query';
 import { badValue, toCommandError } from './errors.js';
-import { compileFieldFilter, type MingoExtras, mingoOptions, withPcreRegexes } from './mingo.js';
+import { prepareFilter } from './filter-syntax.js';
+import { compileFieldFilter, type MingoExtras, mingoOptions } from './mingo.js';
 import { type Document, isPlainObject } from './values.js';
 
 export interface Matcher {
@@ -20,7 +21,7 @@ export function compileFilter(filter: unknown, extras?: MingoExtras): Matcher {
   }
   if (Object.keys(filter as Document).length === 0) return MATCH_ALL;
   try {
-    const condition = withPcreRegexes(filter as Document);
+    const condition = prepareFilter(filter as Document);
     const fields = compileFieldFilter(condition, extras?.collation);
     const query = fields ? null : new Query(condition, mingoOptions(extras));
     return {

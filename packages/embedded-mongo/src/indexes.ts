@@ -12,6 +12,7 @@ import {
   keyString,
   MISSING,
   pathValues,
+  typeName,
   typeOrder,
 } from './values.js';
 
@@ -54,33 +55,122 @@ export function defaultIndexName(key: Document): string {
     .join('_');
 }
 
+/** Index types a key pattern may name by a string (mongod's index plugins). */
+const INDEX_PLUGINS = new Set(['text', 'hashed', '2d', '2dsphere', 'geoHaystack', 'wildcard', 'columnstore']);
+
+/** mongod's checks of a key pattern (index_key_validate.cpp): CannotCreateIndex, its messages. */
 export function validateKeyPattern(key: unknown): asserts key is Document {
-  if (!isPlainObject(key) || Object.keys(key).length === 0) {
-    throw new CommandError(ErrorCode.BadValue, 'Index keys cannot be an empty field.');
+  const cannot = (message: string) => new CommandError(ErrorCode.CannotCreateIndex, message);
+  if (!isPlainObject(key)) {
+    throw new CommandError(
+      ErrorCode.TypeMismatch,
+      `The field 'key' must be an object, but got ${typeName(key)}`,
+    );
   }
+  if (Object.keys(key).length === 0) throw cannot('Index keys cannot be empty.');
   for (const [field, dir] of Object.entries(key)) {
-    // `$**` only as a text index's wildcard (all strings of the document).
-    const wildcardText = field === '$**' && dir === 'text';
-    if (
-      field === '' ||
-      (field.startsWith('$') && !wildcardText) ||
-      field.endsWith('.') ||
-      field.includes('..')
-    ) {
-      throw new CommandError(ErrorCode.BadValue, `Index key contains an illegal field name: '${field}'`);
+    if (typeof dir === 'string') {
+      if (dir === '') throw cannot('Values in the index key pattern cannot be empty strings');
+      if (!INDEX_PLUGINS.has(dir)) throw cannot(`Unknown index plugin '${dir}'`);
+    } else {
+      const direction = toDouble(dir); // 1, 1.0 (pymongo sends doubles), Long(1)...
+      if (direction === undefined) {
+        throw cannot(
+          `Values in v:2 index key pattern cannot be of type ${typeName(dir)}. Only numbers > 0, numbers < 0, and strings are allowed.`,
+        );
+      }
+      if (Number.isNaN(direction)) throw cannot('Values in the index key pattern cannot be NaN.');
+      if (direction === 0) throw cannot('Values in the index key pattern cannot be 0.');
     }
-    const direction = toDouble(dir); // 1, 1.0 (pymongo sends doubles), Long(1)...
-    const ok =
-      (direction !== undefined && direction !== 0 && Number.isFinite(direction)) ||
-      dir === 'text' ||
-      dir === 'hashed' ||
-      dir === '2d' ||
-      dir === '2dsphere';
-    if (!ok) {
+    // `$**` only as a text index's wildcard (all strings of the document).
+    if (field === '$**' && dir === 'text') continue;
+    if (field === '') throw cannot('Index keys cannot be an empty field.');
+    const parts = field.split('.');
+    if (parts.includes('')) throw cannot('Index keys cannot contain an empty field.');
+    if (parts.some((part, i) => part.startsWith('$') && !(i > 0 && ['$db', '$id', '$ref'].includes(part)))) {
+      throw cannot("Index key contains an illegal field name: field name starts with '$'.");
+    }
+  }
+}
+
+/** The fields mongod knows in an index specification (index_key_validate.cpp's allowedFieldNames). */
+const INDEX_SPEC_FIELDS = new Set([
+  'key',
+  'name',
+  'v',
+  'ns',
+  'background',
+  'unique',
+  'sparse',
+  'partialFilterExpression',
+  'expireAfterSeconds',
+  'hidden',
+  'collation',
+  'weights',
+  'default_language',
+  'language_override',
+  'textIndexVersion',
+  '2dsphereIndexVersion',
+  'bits',
+  'min',
+  'max',
+  'bucketSize',
+  'coarsestIndexedLevel',
+  'finestIndexedLevel',
+  'wildcardProjection',
+  'columnstoreProjection',
+  'columnstoreCompressor',
+  'storageEngine',
+  'dropDups',
+  'prepareUnique',
+  'clustered',
+  'originalSpec',
+]);
+
+/** What an `_id` index specification may hold besides its key. */
+const ID_INDEX_SPEC_FIELDS = new Set(['key', 'name', 'v', 'ns', 'collation', '_id']);
+
+/**
+ * mongod's checks of a createIndexes specification before it looks at the collection: unknown
+ * fields (InvalidIndexSpecificationOption, 197), the key pattern, what an `_id` index may hold
+ * (197), and options of another index type (`weights` off a text index: CannotCreateIndex).
+ */
+export function validateIndexSpec(spec: Document): asserts spec is Document & { key: Document } {
+  const shown = () => formatValue(spec);
+  for (const field of Object.keys(spec)) {
+    if (!INDEX_SPEC_FIELDS.has(field)) {
       throw new CommandError(
-        ErrorCode.BadValue,
-        `Values in the index key pattern can't be ${formatValue(dir)}`,
+        ErrorCode.InvalidIndexSpecificationOption,
+        `The field '${field}' is not valid for an index specification. Specification: ${shown()}`,
       );
+    }
+  }
+  const key = spec.key;
+  validateKeyPattern(key);
+  const values = Object.values(key);
+  const plugin = values.find((v): v is string => typeof v === 'string');
+  const wildcard = Object.keys(key).some((field) => field === '$**' || field.endsWith('.$**')) && !plugin;
+  if (spec.weights !== undefined && plugin !== 'text') {
+    throw new CommandError(
+      ErrorCode.CannotCreateIndex,
+      `Invalid index specification ${shown()}; the field 'weights' can only be specified with text indexes`,
+    );
+  }
+  if (spec.wildcardProjection !== undefined && !wildcard) {
+    throw new CommandError(
+      ErrorCode.BadValue,
+      "The field 'wildcardProjection' is only allowed in 'wildcard' indexes",
+    );
+  }
+  const idIndex = Object.keys(key).length === 1 && key._id === 1;
+  if (idIndex) {
+    for (const field of Object.keys(spec)) {
+      if (!ID_INDEX_SPEC_FIELDS.has(field)) {
+        throw new CommandError(
+          ErrorCode.InvalidIndexSpecificationOption,
+          `The field '${field}' is not valid for an _id index specification. Specification: ${shown()}`,
+        );
+      }
     }
   }
 }

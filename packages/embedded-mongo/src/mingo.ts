@@ -12,7 +12,11 @@ import type { Options } from 'mingo/types';
 import { ensureArray, flatten, resolve } from 'mingo/util';
 import { Collation, collationKeyer } from './collation.js';
 import { badValue } from './errors.js';
+import { prepareFilter } from './filter-syntax.js';
+import { checkJsonSchema, schemaRulesNotSatisfied } from './json-schema.js';
 import { fromDouble, sumNumbers, toDouble } from './numbers.js';
+import { checkProjectionKinds } from './projection.js';
+import { regexExpressionOperators } from './regex-expressions.js';
 import { sortDocuments } from './sort.js';
 import {
   compareValues,
@@ -21,7 +25,6 @@ import {
   isPlainObject,
   keyString,
   type StringComparator,
-  toRegExp,
   typeName,
   typeOrder,
   valuesEqual,
@@ -268,33 +271,6 @@ const comparisonExpressionOperators = {
   $in: $inExpression,
 };
 
-/**
- * A filter with each `$regex` string compiled by toRegExp (PCRE's inline options such as `(?i)`
- * moved into the flags), which mingo would hand to `new RegExp` as is. Unchanged parts are shared.
- */
-export function withPcreRegexes<T>(filter: T): T {
-  if (Array.isArray(filter)) {
-    const out = filter.map(withPcreRegexes);
-    return (out.some((v, i) => v !== filter[i]) ? out : filter) as T;
-  }
-  if (!isPlainObject(filter)) return filter;
-  let out: Document | undefined;
-  for (const [key, value] of Object.entries(filter)) {
-    const next = withPcreRegexes(value);
-    if (next !== value) {
-      out ??= { ...filter };
-      out[key] = next;
-    }
-  }
-  if (typeof filter.$regex === 'string' && /^\(\?[a-zA-Z]+\)/.test(filter.$regex)) {
-    const options = typeof filter.$options === 'string' ? filter.$options : '';
-    out ??= { ...filter };
-    out.$regex = toRegExp(filter.$regex, options);
-    delete out.$options;
-  }
-  return (out ?? filter) as T;
-}
-
 /** mingo's arithmetic only knows JS numbers: its operands are handed over as such. */
 function plainNumber(value: unknown): unknown {
   return typeof value === 'object' && isNumeric(value) ? toDouble(value) : value;
@@ -382,7 +358,17 @@ const $count: PipelineStageFn = (coll, expr, options) =>
   ) as never;
 
 const $match: PipelineStageFn = (coll, expr, options) =>
-  (pipelineOperators.$match as unknown as PipelineStageFn)(coll, withPcreRegexes(expr), options);
+  (pipelineOperators.$match as unknown as PipelineStageFn)(
+    coll,
+    isPlainObject(expr) ? prepareFilter(expr) : expr,
+    options,
+  );
+
+/** `$project` with mongod's errors for a mix of inclusions and exclusions (projection.ts). */
+const $project: PipelineStageFn = (coll, expr, options) => {
+  if (isPlainObject(expr)) checkProjectionKinds(expr);
+  return (pipelineOperators.$project as unknown as PipelineStageFn)(coll, expr, options);
+};
 
 /** `$sort` in BSON order (arrays by their smallest or largest element, as find sorts). */
 const $sort: PipelineStageFn = (coll, spec, options) =>
@@ -466,6 +452,7 @@ const CONTEXT = Context.init({
     ...expressionOperators,
     ...arithmeticExpressionOperators,
     ...comparisonExpressionOperators,
+    ...regexExpressionOperators,
   } as unknown as typeof expressionOperators,
   pipeline: {
     ...pipelineOperators,
@@ -473,6 +460,7 @@ const CONTEXT = Context.init({
     $group,
     $lookup,
     $match,
+    $project,
     $sort,
   } as unknown as typeof pipelineOperators,
   projection: projectionOperators,
@@ -501,6 +489,11 @@ export function mingoOptions(extras: MingoExtras = {}): Options {
     scriptEnabled: false,
     failOnError: true,
     processingMode: ProcessingMode.CLONE_OFF,
+    // mingo's `$jsonSchema` query operator asks for a validator: mongod's dialect (json-schema.ts).
+    jsonSchemaValidator: (schema: unknown) => {
+      checkJsonSchema(schema);
+      return (doc: unknown) => schemaRulesNotSatisfied(schema, doc).length === 0;
+    },
   };
   if (extras.variables) opts.variables = extras.variables;
   if (extras.collectionResolver) opts.collectionResolver = extras.collectionResolver;

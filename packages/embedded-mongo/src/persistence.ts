@@ -18,6 +18,8 @@ interface Saved {
   dbName: string;
   name: string;
   indexes: Index[];
+  /** The collection's catalogVersion (options or index specs changed in place by collMod). */
+  catalogVersion: number;
 }
 
 /** Catalog entry, stored as BSON under the collection's uuid. */
@@ -167,7 +169,12 @@ export class DurableStore implements Persistence {
 }
 
 function savedState(collection: Collection): Saved {
-  return { dbName: collection.dbName, name: collection.name, indexes: [...collection.indexes.values()] };
+  return {
+    dbName: collection.dbName,
+    name: collection.name,
+    indexes: [...collection.indexes.values()],
+    catalogVersion: collection.catalogVersion,
+  };
 }
 
 function documentPut(id: string, seq: number, doc: Document): Operation {
@@ -176,6 +183,7 @@ function documentPut(id: string, seq: number, doc: Document): Operation {
 
 function catalogChanged(saved: Saved, collection: Collection): boolean {
   if (saved.dbName !== collection.dbName || saved.name !== collection.name) return true;
+  if (saved.catalogVersion !== collection.catalogVersion) return true;
   const indexes = [...collection.indexes.values()];
   return indexes.length !== saved.indexes.length || indexes.some((index, i) => index !== saved.indexes[i]);
 }

@@ -82,3 +82,8 @@ export function rememberPlan(coll: Collection, shapeKey: string, entry: Entry): 
 export function forgetPlan(coll: Collection, shapeKey: string): void {
   caches.get(coll)?.delete(shapeKey);
 }
+
+/** Drops every plan of `coll`: an index of it changed in place (collMod's hidden, unique...). */
+export function forgetPlans(coll: Collection): void {
+  caches.delete(coll);
+}

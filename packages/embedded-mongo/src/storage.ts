@@ -14,8 +14,9 @@ import {
   type IndexKey,
   type IndexSpec,
   sameIndexOptions,
-  validateKeyPattern,
+  validateIndexSpec,
 } from './indexes.js';
+import { SessionCache } from './sessions.js';
 import { TextIndex } from './text-index.js';
 import { isTextKeyPattern, normalizeTextSpec } from './text-spec.js';
 import { type Document, formatValue, isPlainObject, keyString, pathValues } from './values.js';
@@ -35,6 +36,11 @@ export function validateCollectionName(dbName: string, name: unknown): asserts n
   }
 }
 
+/** mongod's refusal of a write, or of an index command, on a view. */
+export function viewNotCollection(ns: string): CommandError {
+  return new CommandError(ErrorCode.CommandNotSupportedOnView, `Namespace ${ns} is a view, not a collection`);
+}
+
 export class Collection {
   dbName: string;
   name: string;
@@ -48,6 +54,11 @@ export class Collection {
    * deleted, since its last commit. Undefined in memory, or while the store has not seen it yet.
    */
   unsaved: Map<number, Document | null> | undefined;
+  /**
+   * Bumped when the options or an index's spec change in place (collMod), so a durable store
+   * knows to rewrite the catalog entry.
+   */
+  catalogVersion = 0;
   private nextSeq = 1;
   private defaultCollationParsed: { collation: Collation | undefined } | undefined;
 
@@ -65,6 +76,11 @@ export class Collection {
 
   get count(): number {
     return this.docs.size;
+  }
+
+  /** A view (`create` with `viewOn`, views.ts): no documents of its own, read through its pipeline. */
+  get isView(): boolean {
+    return this.options.viewOn !== undefined;
   }
 
   /**
@@ -106,7 +122,7 @@ export class Collection {
     const allKeys: IndexKey[][] = [];
     for (const index of this.indexes.values()) {
       const keys = index.keysFor(doc);
-      const conflict = index.conflict(keys);
+      const conflict = index.conflict(keys) ?? this.preparedUniqueConflict(index, keys);
       if (conflict) throw this.duplicateKey(index, conflict);
       allKeys.push(keys);
     }
@@ -125,7 +141,7 @@ export class Collection {
       const oldKeys = index.keysFor(old);
       const newKeys = index.keysFor(doc);
       if (sameKeys(oldKeys, newKeys)) continue;
-      const conflict = index.conflict(newKeys, seq);
+      const conflict = index.conflict(newKeys, seq) ?? this.preparedUniqueConflict(index, newKeys, seq);
       if (conflict) throw this.duplicateKey(index, conflict);
       changes.push({ index, oldKeys, newKeys });
     }
@@ -135,6 +151,21 @@ export class Collection {
     }
     this.docs.set(seq, doc);
     this.unsaved?.set(seq, doc);
+  }
+
+  /**
+   * collMod's `prepareUnique`: the index is not unique yet (existing duplicates stay) but refuses
+   * new ones. Rare and transitional, so the other documents are scanned rather than indexed.
+   */
+  private preparedUniqueConflict(index: Index, keys: IndexKey[], self?: number): IndexKey | undefined {
+    if (index.spec.prepareUnique !== true || index.unique) return undefined;
+    const wanted = new Set(keys.map((key) => key.key));
+    for (const [seq, doc] of this.docs) {
+      if (seq === self) continue;
+      const clash = index.keysFor(doc).find((key) => wanted.has(key.key));
+      if (clash) return clash;
+    }
+    return undefined;
   }
 
   delete(seq: number): void {
@@ -199,6 +230,13 @@ export class Collection {
         `An equivalent index already exists with a different name and options. Requested index: ${JSON.stringify(spec)}, existing index: ${JSON.stringify(otherText.spec)}`,
       );
     }
+    const index = this.buildIndex(spec);
+    this.indexes.set(spec.name, index);
+    return { created: true, name: spec.name };
+  }
+
+  /** An index of `spec` over the documents; E11000 (nothing kept) when a unique one has duplicates. */
+  private buildIndex(spec: IndexSpec): Index {
     let partial: ((doc: Document) => boolean) | undefined;
     if (spec.partialFilterExpression !== undefined) {
       if (!isPlainObject(spec.partialFilterExpression)) {
@@ -207,7 +245,7 @@ export class Collection {
       const matcher = compileFilter(spec.partialFilterExpression);
       partial = (doc) => matcher.test(doc);
     }
-    const index = text ? new TextIndex(spec, partial) : new Index(spec, partial);
+    const index = isTextKeyPattern(spec.key) ? new TextIndex(spec, partial) : new Index(spec, partial);
     for (const [seq, doc] of this.docs) {
       const keys = index.keysFor(doc);
       const conflict = index.conflict(keys, seq);
@@ -217,8 +255,16 @@ export class Collection {
       }
       index.add(seq, keys);
     }
-    this.indexes.set(spec.name, index);
-    return { created: true, name: spec.name };
+    return index;
+  }
+
+  /** Rebuilds the index `name` from a changed spec (collMod's `unique`), keeping its place. */
+  redefineIndex(name: string, spec: IndexSpec): void {
+    const rebuilt = this.buildIndex(spec);
+    const entries = [...this.indexes].map(([n, index]): [string, Index] => [n, n === name ? rebuilt : index]);
+    this.indexes.clear();
+    for (const [n, index] of entries) this.indexes.set(n, index);
+    this.catalogVersion++;
   }
 
   /** Moves this collection to a new namespace (renameCollection). */
@@ -259,6 +305,7 @@ const SPEC_OPTION_WHITELIST = new Set([
   'partialFilterExpression',
   'expireAfterSeconds',
   'hidden',
+  'prepareUnique',
   'collation',
   'weights',
   'default_language',
@@ -287,7 +334,7 @@ export function indexCollationRefused(name: string, collation: Collation, whose:
 export function normalizeIndexSpec(raw: Document): IndexSpec {
   if (!isPlainObject(raw))
     throw new CommandError(ErrorCode.TypeMismatch, 'index specification must be an object');
-  validateKeyPattern(raw.key);
+  validateIndexSpec(raw);
   const name = raw.name === undefined ? defaultIndexName(raw.key) : raw.name;
   if (typeof name !== 'string' || name.length === 0) {
     throw new CommandError(ErrorCode.BadValue, 'The index name must be a non-empty string');
@@ -334,6 +381,7 @@ export class Database {
   /** Returns the collection, creating it implicitly (as inserts/upserts/createIndexes do). */
   ensureCollection(name: string): { collection: Collection; created: boolean } {
     const existing = this.collections.get(name);
+    if (existing?.isView) throw viewNotCollection(existing.ns);
     if (existing) return { collection: existing, created: false };
     validateCollectionName(this.name, name);
     const collection = new Collection(this.name, name);
@@ -372,6 +420,7 @@ export interface Persistence {
 export class Engine {
   readonly databases = new Map<string, Database>();
   readonly cursors = new CursorManager();
+  readonly sessions = new SessionCache();
   readonly startedAt = new Date();
   private nextConnectionId = 1;
   private ttlTimer: NodeJS.Timeout | undefined;

@@ -537,18 +537,3 @@ export function setPath(doc: Document, path: string, value: unknown): void {
   }
   current[parts[parts.length - 1]!] = value;
 }
-
-/**
- * A JS RegExp for a BSON regex (pattern and option letters). PCRE accepts option letters inline at
- * the start of a pattern, `(?i)abc`; JS does not, so they are moved into the flags. `x` (extended)
- * has no JS flag and is left to fail.
- */
-export function toRegExp(pattern: string, options = ''): RegExp {
-  let source = pattern;
-  let flags = options;
-  for (let m = /^\(\?([a-zA-Z]+)\)/.exec(source); m; m = /^\(\?([a-zA-Z]+)\)/.exec(source)) {
-    flags += m[1];
-    source = source.slice(m[0].length);
-  }
-  return new RegExp(source, [...new Set(flags)].join(''));
-}

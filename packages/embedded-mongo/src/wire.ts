@@ -2,7 +2,8 @@
 // drivers for the very first handshake) answered with OP_REPLY. OP_COMPRESSED is never advertised.
 import { type Binary, BSON, type BSONRegExp, type Double, type Int32 } from 'bson';
 import { normalizeNumber } from './numbers.js';
-import { type Document, isPlainObject, toRegExp } from './values.js';
+import { regexValue } from './pcre.js';
+import { type Document, isPlainObject } from './values.js';
 
 export const OP_REPLY = 1;
 export const OP_QUERY = 2004;
@@ -66,7 +67,8 @@ const DESERIALIZE_OPTIONS = {
 } as const;
 
 /**
- * Replaces, in place, Int32 and Double wrappers by what the engine keeps, BSON regexes by RegExps,
+ * Replaces, in place, Int32 and Double wrappers by what the engine keeps, BSON regexes by RegExps
+ * where JavaScript reads them unchanged (pcre.ts),
  * and binaries by copies: bson decodes a binary as a view of the message it came in, and a stored
  * document holding one would keep that whole message (a batch of a thousand documents) alive.
  */
@@ -91,10 +93,7 @@ function kept(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const tag = (value as { _bsontype?: string })._bsontype;
   if (tag === 'Int32' || tag === 'Double') return normalizeNumber(value as Int32 | Double);
-  if (tag === 'BSONRegExp') {
-    const re = value as BSONRegExp;
-    return toRegExp(re.pattern, re.options);
-  }
+  if (tag === 'BSONRegExp') return regexValue(value as BSONRegExp);
   if (tag === 'BSONSymbol') return String(value);
   if (tag === 'Binary') {
     const binary = value as Binary;

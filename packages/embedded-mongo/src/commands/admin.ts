@@ -10,8 +10,11 @@ import {
   indexCollationRefused,
   validateCollectionName,
   validateDbName,
+  viewNotCollection,
 } from '../storage.js';
+import { applyValidationOptions, validationOptions } from '../validation.js';
 import { type Document, isPlainObject } from '../values.js';
+import { checkViewChain, pipelineWithoutViewOn, viewDefinition, viewInfo } from '../views.js';
 import {
   type CommandHandler,
   collectionArg,
@@ -23,19 +26,36 @@ import {
 } from './context.js';
 import { GENERIC_ARGUMENTS } from './fields.js';
 
+/** `create`'s options a view or the validation settings own, handled apart from the rest. */
+const VIEW_AND_VALIDATION_OPTIONS = new Set([
+  'viewOn',
+  'pipeline',
+  'validator',
+  'validationLevel',
+  'validationAction',
+]);
+
 const create: CommandHandler = (cmd, ctx) => {
   const name = collectionArg(cmd, ctx);
+  if (cmd.viewOn !== undefined) {
+    const definition = viewDefinition(cmd, 'create');
+    checkViewChain(ctx.engine, ctx.dbName, name, definition.viewOn as string);
+    ctx.engine.db(ctx.dbName).createCollection(name, definition);
+    return {};
+  }
+  if (cmd.pipeline !== undefined) throw pipelineWithoutViewOn();
   const collationDoc = optionalDocument(cmd, 'collation');
   // The default collation is kept as mongod lists it, every field filled in; a simple one is none.
   const collation =
     collationDoc && Object.keys(collationDoc).length > 0 ? parseCollation(collationDoc) : undefined;
   const options: Document = {};
   for (const [key, value] of Object.entries(cmd)) {
-    if (key === 'create' || GENERIC_ARGUMENTS.has(key)) continue;
+    if (key === 'create' || GENERIC_ARGUMENTS.has(key) || VIEW_AND_VALIDATION_OPTIONS.has(key)) continue;
     if (key === 'collation') {
       if (collation) options.collation = { ...collation.spec };
     } else options[key] = value;
   }
+  applyValidationOptions(options, validationOptions(cmd, 'create'));
   ctx.engine.db(ctx.dbName).createCollection(name, options);
   return {};
 };
@@ -44,6 +64,7 @@ const drop: CommandHandler = (cmd, ctx) => {
   const name = collectionArg(cmd, ctx);
   const db = ctx.engine.existingDb(ctx.dbName);
   const dropped = db?.dropCollection(name);
+  if (dropped?.isView) return {};
   return dropped ? { nIndexesWas: dropped.indexes.size, ns: dropped.ns } : {};
 };
 
@@ -53,6 +74,7 @@ const dropDatabase: CommandHandler = (_cmd, ctx) => {
 };
 
 function collectionInfo(coll: Collection): Document {
+  if (coll.isView) return viewInfo(coll);
   return {
     name: coll.name,
     type: 'collection',
@@ -123,6 +145,7 @@ const renameCollection: CommandHandler = (cmd, ctx) => {
   const dropTarget = optionalBoolean(cmd, 'dropTarget') ?? false;
   const source = ctx.engine.collection(from.db, from.coll);
   if (!source) throw namespaceNotFound(`Source collection ${from.db}.${from.coll} does not exist`);
+  if (source.isView) throw viewNotCollection(source.ns);
   if (from.db === to.db && from.coll === to.coll) return {};
   const targetDb = ctx.engine.db(to.db);
   if (targetDb.collection(to.coll)) {
@@ -182,6 +205,7 @@ const listIndexes: CommandHandler = (cmd, ctx) => {
   const name = collectionArg(cmd, ctx);
   const coll = ctx.engine.collection(ctx.dbName, name);
   if (!coll) throw namespaceNotFound(`ns does not exist: ${ctx.dbName}.${name}`);
+  if (coll.isView) throw viewNotCollection(coll.ns);
   const specs = coll.indexSpecs().map((spec) => ({ ...spec }));
   const batch = ctx.engine.cursors.open(`${ctx.dbName}.$cmd.listIndexes.${name}`, specs, {
     batchSize: cursorBatchSize(cmd),
@@ -193,6 +217,7 @@ const dropIndexes: CommandHandler = (cmd, ctx) => {
   const name = collectionArg(cmd, ctx);
   const coll = ctx.engine.collection(ctx.dbName, name);
   if (!coll) throw namespaceNotFound(`ns not found ${ctx.dbName}.${name}`);
+  if (coll.isView) throw viewNotCollection(coll.ns);
   const nIndexesWas = coll.indexes.size;
   const index = cmd.index;
   if (index === '*') {
@@ -226,15 +251,20 @@ const dbStats: CommandHandler = (_cmd, ctx) => {
   let objects = 0;
   let dataSize = 0;
   let indexes = 0;
+  let views = 0;
   for (const coll of db?.collections.values() ?? []) {
+    if (coll.isView) {
+      views++;
+      continue;
+    }
     objects += coll.count;
     dataSize += collectionSize(coll);
     indexes += coll.indexes.size;
   }
   return {
     db: ctx.dbName,
-    collections: db?.collections.size ?? 0,
-    views: 0,
+    collections: (db?.collections.size ?? 0) - views,
+    views,
     objects,
     avgObjSize: objects > 0 ? dataSize / objects : 0,
     dataSize,

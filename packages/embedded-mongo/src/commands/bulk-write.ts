@@ -24,6 +24,7 @@ import { MAX_WRITE_BATCH_SIZE } from './handshake.js';
 import {
   arrayFiltersOf,
   type DeleteStatement,
+  insertDocument,
   type Namespace,
   prepareInsert,
   runDelete,
@@ -138,7 +139,7 @@ function execute(ctx: CommandContext, op: Op, summary: Summary): Document {
   switch (op.kind) {
     case 'insert': {
       const doc = prepareInsert(op.document, ctx);
-      ctx.engine.db(op.ns.db).ensureCollection(op.ns.coll).collection.insert(doc);
+      insertDocument(ctx, ctx.engine.db(op.ns.db).ensureCollection(op.ns.coll).collection, doc);
       summary.nInserted++;
       return { n: 1 };
     }

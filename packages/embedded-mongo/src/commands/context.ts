@@ -21,6 +21,8 @@ export interface CommandContext {
   requestBytes?: number | undefined;
   /** `Date.now()` after which the command fails with MaxTimeMSExpired (from `maxTimeMS`). */
   deadline?: number | undefined;
+  /** The command's `bypassDocumentValidation: true`: its writes skip the validators (validation.ts). */
+  bypassDocumentValidation?: boolean | undefined;
   /** Set while the database's profiler is on: handlers report their plans and counts to it. */
   profile?: ProfileHook | undefined;
 }

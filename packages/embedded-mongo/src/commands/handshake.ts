@@ -99,6 +99,11 @@ const notOnStandalone: CommandHandler = () => {
   );
 };
 
+/** The replica set commands: a standalone has no replica set (mongod's NoReplicationEnabled). */
+const noReplicaSet: CommandHandler = () => {
+  throw new CommandError(ErrorCode.NoReplicationEnabled, 'not running with --replSet');
+};
+
 export const handshakeCommands: Record<string, CommandHandler> = {
   hello,
   isMaster,
@@ -121,4 +126,6 @@ export const handshakeCommands: Record<string, CommandHandler> = {
   startSession,
   abortTransaction: notOnStandalone,
   commitTransaction: notOnStandalone,
+  replSetGetStatus: noReplicaSet,
+  replSetGetConfig: noReplicaSet,
 };

@@ -3,7 +3,8 @@ import { CommandError, ErrorCode, toCommandError } from '../errors.js';
 import type { Document } from '../values.js';
 import { adminCommands } from './admin.js';
 import { bulkWriteCommands } from './bulk-write.js';
-import { type CommandContext, type CommandHandler, maxTimeMS } from './context.js';
+import { collModCommands } from './coll-mod.js';
+import { type CommandContext, type CommandHandler, maxTimeMS, optionalBoolean } from './context.js';
 import { countCommand } from './counters.js';
 import { checkCommandFields } from './fields.js';
 import { handshakeCommands } from './handshake.js';
@@ -22,6 +23,7 @@ const COMMANDS = new Map<string, CommandHandler>(
     ...writeCommands,
     ...bulkWriteCommands,
     ...adminCommands,
+    ...collModCommands,
     ...profileCommands,
   }),
 );
@@ -68,8 +70,14 @@ function runCommand(name: string | undefined, body: Document, ctx: CommandContex
       );
     }
     countCommand(ctx.engine, name, body);
+    ctx.engine.sessions.touch(body.lsid);
     const limit = maxTimeMS(body);
-    const reply = handler(body, limit === undefined ? ctx : { ...ctx, deadline: Date.now() + limit });
+    const bypassDocumentValidation = optionalBoolean(body, 'bypassDocumentValidation');
+    const reply = handler(body, {
+      ...ctx,
+      ...(limit !== undefined && { deadline: Date.now() + limit }),
+      ...(bypassDocumentValidation && { bypassDocumentValidation }),
+    });
     if (!('ok' in reply)) reply.ok = 1;
     return reply;
   } catch (err) {

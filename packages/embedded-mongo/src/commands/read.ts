@@ -3,9 +3,10 @@ import { ObjectId } from 'bson';
 import { type Collation, collationKeyer } from '../collation.js';
 import { CommandError, ErrorCode, failedToParse } from '../errors.js';
 import { evaluateLet } from '../let.js';
+import { mergeInto, parseMerge } from '../merge.js';
 import { explainQuery, type QueryRequest, runQuery } from '../plan-executor.js';
 import { compileProjection, runPipeline } from '../query.js';
-import { Collection, type Engine } from '../storage.js';
+import { Collection, type Engine, viewNotCollection } from '../storage.js';
 import { textFilterOf } from '../text-query.js';
 import {
   pipelineUsesTextScore,
@@ -15,16 +16,11 @@ import {
   withoutTextScoreField,
   withTextScoreField,
 } from '../text-score.js';
+import { validateWrite } from '../validation.js';
+import { compareValues, type Document, isPlainObject, keyString, MISSING, pathValues } from '../values.js';
+import { collectionDocuments, readableCollection } from '../views.js';
 import {
-  cloneValue,
-  compareValues,
-  type Document,
-  isPlainObject,
-  keyString,
-  MISSING,
-  pathValues,
-} from '../values.js';
-import {
+  type CommandContext,
   type CommandHandler,
   checkDeadline,
   collectionArg,
@@ -55,7 +51,7 @@ const find: CommandHandler = (cmd, ctx) => {
     singleBatch = true;
   }
   const batchSize = nonNegative(cmd, 'batchSize', optionalInteger(cmd, 'batchSize'));
-  const coll = ctx.engine.collection(ctx.dbName, name);
+  const coll = readableCollection(ctx.engine, ctx.dbName, name);
   const collation = operationCollation(cmd, coll);
   // The projection's positional `$` and `$elemMatch` match under the collation too.
   const extras = { ...(variables && { variables }), ...(collation && { collation }) };
@@ -125,7 +121,7 @@ const count: CommandHandler = (cmd, ctx) => {
   const query = optionalDocument(cmd, 'query') ?? {};
   const skip = nonNegative(cmd, 'skip', optionalInteger(cmd, 'skip')) ?? 0;
   const limit = Math.abs(optionalInteger(cmd, 'limit') ?? 0);
-  const coll = ctx.engine.collection(ctx.dbName, name);
+  const coll = readableCollection(ctx.engine, ctx.dbName, name);
   const collation = operationCollation(cmd, coll);
   checkHint(coll, cmd.hint);
   if (!coll) return { n: 0 };
@@ -148,7 +144,7 @@ const distinct: CommandHandler = (cmd, ctx) => {
     throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'distinct.key' is missing or not a string");
   }
   const query = optionalDocument(cmd, 'query') ?? {};
-  const coll = ctx.engine.collection(ctx.dbName, name);
+  const coll = readableCollection(ctx.engine, ctx.dbName, name);
   const collation = operationCollation(cmd, coll);
   // Values equal under the collation are one value: the first found stands for them.
   const keyOf = collation ? collationKeyer(collation) : keyString;
@@ -169,14 +165,12 @@ const distinct: CommandHandler = (cmd, ctx) => {
 
 /** Collection lookup for `$lookup` & co: copies, so pipeline stages cannot alter stored documents. */
 function resolverFor(engine: Engine, dbName: string): (name: string) => Document[] {
-  return (name) => {
-    const coll = engine.collection(dbName, name);
-    return coll ? [...coll.docs.values()].map((d) => cloneValue(d)) : [];
-  };
+  return (name) => collectionDocuments(engine, dbName, name);
 }
 
 /** `$out`: replace the target collection's contents (keeping its indexes) with the results. */
-function writeOut(engine: Engine, dbName: string, target: unknown, docs: Document[]): void {
+function writeOut(ctx: CommandContext, target: unknown, docs: Document[]): void {
+  const { engine, dbName } = ctx;
   let outDb = dbName;
   let outColl: unknown = target;
   if (isPlainObject(target)) {
@@ -186,10 +180,12 @@ function writeOut(engine: Engine, dbName: string, target: unknown, docs: Documen
   if (typeof outColl !== 'string') throw failedToParse('$out stage requires a collection name');
   const db = engine.db(outDb);
   const existing = db.collection(outColl);
+  if (existing?.isView) throw viewNotCollection(existing.ns);
   const replacement = new Collection(outDb, outColl, existing?.options ?? {});
   for (const spec of existing?.indexSpecs() ?? []) if (spec.name !== '_id_') replacement.createIndex(spec);
   for (const raw of docs) {
     const doc = raw._id === undefined ? { _id: new ObjectId(), ...raw } : raw;
+    validateWrite(replacement, doc, undefined, ctx.bypassDocumentValidation);
     replacement.insert(doc);
   }
   if (!existing) db.ensureCollection(outColl);
@@ -249,6 +245,14 @@ const aggregate: CommandHandler = (cmd, ctx) => {
   }
   const batchSize = cursorBatchSize(cmd);
   const variables = letVariables(cmd);
+  const finalStage = pipeline[pipeline.length - 1];
+  const merge = finalStage && '$merge' in finalStage ? parseMerge(finalStage.$merge, ctx.dbName) : undefined;
+  for (const stage of pipeline.slice(0, -1)) {
+    for (const writer of ['$out', '$merge']) {
+      if (writer in stage)
+        throw new CommandError(40601, `${writer} can only be the final stage in the pipeline`);
+    }
+  }
   for (const stage of pipeline.slice(1)) {
     if (isPlainObject(stage.$match) && textFilterOf(stage.$match))
       throw new CommandError(17313, '$match with $text is only allowed as the first pipeline stage');
@@ -262,7 +266,7 @@ const aggregate: CommandHandler = (cmd, ctx) => {
   if (typeof target === 'string') {
     const name = collectionArg(cmd, ctx);
     ns = `${ctx.dbName}.${name}`;
-    const coll = ctx.engine.collection(ctx.dbName, name);
+    const coll = readableCollection(ctx.engine, ctx.dbName, name);
     collation = operationCollation(cmd, coll);
     const stats = statsStageInput(stages[0], ctx.engine, ctx.dbName, name);
     if (stats) {
@@ -285,6 +289,10 @@ const aggregate: CommandHandler = (cmd, ctx) => {
   } else if (target === 1) {
     ns = `${ctx.dbName}.$cmd.aggregate`;
     collation = operationCollation(cmd, undefined);
+    if (stages[0] && '$listLocalSessions' in stages[0]) {
+      input = ctx.engine.sessions.list(stages[0].$listLocalSessions);
+      stages = stages.slice(1);
+    }
   } else {
     throw new CommandError(ErrorCode.TypeMismatch, "BSON field 'aggregate' must be a collection name or 1");
   }
@@ -297,10 +305,7 @@ const aggregate: CommandHandler = (cmd, ctx) => {
     outTarget = last.$out;
     stages = stages.slice(0, -1);
   }
-  for (const stage of stages) {
-    const op = Object.keys(stage)[0]!;
-    if (op === '$out') throw new CommandError(40601, '$out can only be the final stage in the pipeline');
-  }
+  if (merge) stages = stages.slice(0, -1);
   const run = runPipeline(input, stages, {
     collectionResolver: resolverFor(ctx.engine, ctx.dbName),
     ...(variables ? { variables } : {}),
@@ -308,8 +313,9 @@ const aggregate: CommandHandler = (cmd, ctx) => {
   });
   const results = scored ? withoutTextScoreField(run) : run;
   checkDeadline(ctx);
-  if (outTarget !== undefined) {
-    writeOut(ctx.engine, ctx.dbName, outTarget, results);
+  if (outTarget !== undefined || merge) {
+    if (merge) mergeInto(ctx, merge, results);
+    else writeOut(ctx, outTarget, results);
     return cursorReply(ctx.engine.cursors.open(ns, [], {}), 'firstBatch');
   }
   return cursorReply(ctx.engine.cursors.open(ns, results, { batchSize }), 'firstBatch');

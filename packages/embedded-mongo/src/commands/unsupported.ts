@@ -11,8 +11,6 @@ function notOffered(what: string): CommandError {
 /** `create` options that change what a collection is or accepts. */
 const CREATE_OPTIONS: Record<string, string> = {
   capped: 'a capped collection',
-  validator: 'a collection validator ($jsonSchema or query)',
-  viewOn: 'a view',
   timeseries: 'a time series collection',
   clusteredIndex: 'a clustered collection',
   encryptedFields: 'queryable encryption',
@@ -20,7 +18,6 @@ const CREATE_OPTIONS: Record<string, string> = {
 };
 
 const STAGES: Record<string, CommandError> = {
-  $merge: notOffered('$merge'),
   // A standalone mongod has no oplog to stream from.
   $changeStream: new CommandError(40573, 'The $changeStream stage is only supported on replica sets'),
 };

@@ -5,8 +5,9 @@ import { effectiveCollation } from '../collation.js';
 import { CommandError, ErrorCode, failedToParse, toCommandError } from '../errors.js';
 import { type Match, type QueryRequest, runQuery } from '../plan-executor.js';
 import { compileProjection } from '../query.js';
-import type { Collection } from '../storage.js';
+import { type Collection, viewNotCollection } from '../storage.js';
 import { applyUpdate, buildUpsertDocument, parseUpdate, validateStoredDocument } from '../update.js';
+import { validateWrite } from '../validation.js';
 import { type Document, idFirst, isPlainObject } from '../values.js';
 import { MAX_BSON_OBJECT_SIZE } from '../wire.js';
 import {
@@ -54,6 +55,25 @@ export function prepareInsert(raw: unknown, ctx: CommandContext): Document {
   return storable(doc, 'insert', ctx.requestBytes);
 }
 
+/** Stores a new document in `coll` once its validator accepts it (insert, upsert, `$merge`). */
+export function insertDocument(ctx: CommandContext, coll: Collection, doc: Document): void {
+  validateWrite(coll, doc, undefined, ctx.bypassDocumentValidation);
+  coll.insert(doc);
+}
+
+/** Replaces the document of `match` in `coll` once its validator accepts the new one. */
+export function replaceDocument(ctx: CommandContext, coll: Collection, match: Match, doc: Document): void {
+  validateWrite(coll, doc, match.doc, ctx.bypassDocumentValidation);
+  coll.replace(match.seq, doc);
+}
+
+/** The collection a statement updates or deletes in: refused on a view, as on mongod. */
+function writableCollection(ctx: CommandContext, ns: Namespace): Collection | undefined {
+  const coll = ctx.engine.collection(ns.db, ns.coll);
+  if (coll?.isView) throw viewNotCollection(coll.ns);
+  return coll;
+}
+
 const insert: CommandHandler = (cmd, ctx) => {
   const name = collectionArg(cmd, ctx);
   const documents = requiredArray(cmd, 'documents');
@@ -63,7 +83,7 @@ const insert: CommandHandler = (cmd, ctx) => {
   let n = 0;
   for (let i = 0; i < documents.length; i++) {
     try {
-      collection.insert(prepareInsert(documents[i], ctx));
+      insertDocument(ctx, collection, prepareInsert(documents[i], ctx));
       n++;
     } catch (err) {
       writeErrors.push(toCommandError(err).toWriteError(i));
@@ -136,7 +156,7 @@ export function runUpdate(ctx: CommandContext, ns: Namespace, stmt: UpdateStatem
   }
   const variables = stmt.constants ? { ...stmt.variables, ...stmt.constants } : stmt.variables;
   const extras = variables ? { variables } : {};
-  const coll = ctx.engine.collection(ns.db, ns.coll);
+  const coll = writableCollection(ctx, ns);
   const collation = effectiveCollation(stmt.collation, coll?.defaultCollation);
   ctx.profile?.statement('update', { q: filter, u: stmt.update, multi, upsert });
   const request: QueryRequest = multi
@@ -146,7 +166,7 @@ export function runUpdate(ctx: CommandContext, ns: Namespace, stmt: UpdateStatem
   if (matches.length === 0) {
     if (!upsert) return { n: 0, nModified: 0 };
     const doc = storable(buildUpsertDocument(filter, parsed, { arrayFilters, variables }), 'update');
-    ctx.engine.db(ns.db).ensureCollection(ns.coll).collection.insert(doc);
+    insertDocument(ctx, ctx.engine.db(ns.db).ensureCollection(ns.coll).collection, doc);
     ctx.profile?.set({ nMatched: 0, nModified: 0, nUpserted: 1 });
     return { n: 1, nModified: 0, upsertedId: doc._id };
   }
@@ -155,7 +175,7 @@ export function runUpdate(ctx: CommandContext, ns: Namespace, stmt: UpdateStatem
     const { doc, changed } = applyUpdate(match.doc, parsed, { arrayFilters, query: filter, variables });
     if (changed) {
       storable(doc, 'update');
-      coll!.replace(match.seq, doc);
+      replaceDocument(ctx, coll!, match, doc);
       nModified++;
     }
   }
@@ -216,7 +236,7 @@ export interface DeleteStatement {
 
 /** Runs one delete statement; returns how many documents it deleted. */
 export function runDelete(ctx: CommandContext, ns: Namespace, stmt: DeleteStatement): number {
-  const coll = ctx.engine.collection(ns.db, ns.coll);
+  const coll = writableCollection(ctx, ns);
   ctx.profile?.statement('remove', { q: stmt.filter, limit: stmt.multi ? 0 : 1 });
   const matches = matching(ctx, coll, {
     filter: stmt.filter,
@@ -284,7 +304,7 @@ const findAndModify: CommandHandler = (cmd, ctx) => {
   const project = compileProjection(fields, query, extras);
   const shape = (doc: Document | null): Document | null => (doc && project ? project(doc) : doc);
   const db = ctx.engine.db(ctx.dbName);
-  const coll = db.collection(name);
+  const coll = writableCollection(ctx, { db: ctx.dbName, coll: name });
   const collation = operationCollation(cmd, coll);
   const target = matching(ctx, coll, { filter: query, sort, limit: 1, extras, collation })[0];
 
@@ -299,7 +319,7 @@ const findAndModify: CommandHandler = (cmd, ctx) => {
     const { doc, changed } = applyUpdate(target.doc, parsed, { arrayFilters, query, variables });
     if (changed) {
       storable(doc, 'update');
-      coll!.replace(target.seq, doc);
+      replaceDocument(ctx, coll!, target, doc);
     }
     return {
       lastErrorObject: { n: 1, updatedExisting: true },
@@ -308,7 +328,7 @@ const findAndModify: CommandHandler = (cmd, ctx) => {
   }
   if (!upsert) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null };
   const doc = storable(buildUpsertDocument(query, parsed, { arrayFilters, variables }), 'update');
-  db.ensureCollection(name).collection.insert(doc);
+  insertDocument(ctx, db.ensureCollection(name).collection, doc);
   return {
     lastErrorObject: { n: 1, updatedExisting: false, upserted: doc._id },
     value: returnNew ? shape(doc) : null,

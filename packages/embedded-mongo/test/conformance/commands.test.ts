@@ -267,15 +267,14 @@ describe('refusals a standalone mongod makes too', () => {
 describe('features the embedded engine does not offer are refused, never ignored', () => {
   const NOT_IMPLEMENTED = 238;
 
-  it('index collation other than simple, capped collections, validators, views, $merge', async () => {
+  it('index collation other than simple, capped, time series and clustered collections', async () => {
     if (!target.embedded) return; // a real mongod offers all of these
     const db = target.db;
     const refused = [
       { createIndexes: 'items', indexes: [{ key: { s: 1 }, name: 's_fr', collation: { locale: 'fr' } }] },
       { create: 'capped', capped: true, size: 4096 },
-      { create: 'validated', validator: { $jsonSchema: { required: ['a'] } } },
-      { create: 'view', viewOn: 'items', pipeline: [] },
-      { aggregate: 'items', pipeline: [{ $merge: { into: 'merged' } }], cursor: {} },
+      { create: 'series', timeseries: { timeField: 't' } },
+      { create: 'clustered', clusteredIndex: { key: { _id: 1 }, unique: true } },
     ];
     for (const command of refused) {
       const err = await refusal(command);
@@ -284,7 +283,7 @@ describe('features the embedded engine does not offer are refused, never ignored
     }
     const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     expect(names).not.toEqual(expect.arrayContaining(['capped']));
-    expect(names.filter((n) => ['capped', 'validated', 'view', 'merged'].includes(n))).toEqual([]);
+    expect(names.filter((n) => ['capped', 'series', 'clustered'].includes(n))).toEqual([]);
     expect(await db.collection('items').countDocuments({ a: 1 })).toBe(0);
 
     expect((await db.command({ find: 'items', filter: { i: 1 }, collation: { locale: 'simple' } })).ok).toBe(
