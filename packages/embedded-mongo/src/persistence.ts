@@ -4,7 +4,7 @@
 // command's reply waits for that commit to be synced to disk. On open, the state is rebuilt from
 // the store: collections with their options and uuid, indexes from their specs (so the in-memory
 // index structure owes nothing to the file), then the documents in record-id (natural) order.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BSON, UUID } from 'bson';
 import { type Database, open, type RootDatabase } from 'lmdb';
@@ -37,6 +37,18 @@ type Operation =
 
 const SERIALIZE_OPTIONS = { ignoreUndefined: true } as const;
 
+/**
+ * The layout this code writes and reads, kept under `layout` in the `meta` database. A store
+ * written before the marker existed has the same layout: it gets the marker on its next open.
+ */
+const LAYOUT = 1;
+
+/** The named databases of a store of this layout. */
+const OWN_DATABASES = new Set(['catalog', 'documents', 'meta']);
+
+/** LMDB's magic number, 0xBEEFC0DE, sits at this offset of its data file's first (meta) page. */
+const LMDB_MAGIC_OFFSET = 0x18;
+
 /** Paths held by this process, so a second engine here on the same path is refused too. */
 const heldPaths = new Set<string>();
 
@@ -60,8 +72,15 @@ export class DurableStore implements Persistence {
     mkdirSync(resolved, { recursive: true });
     const lockFile = lockDirectory(resolved);
     try {
+      assertLmdbDataFile(resolved);
       // overlappingSync off: a commit resolves only once it is synced to disk. noSync stays off.
       const root = open({ path: resolved, noSubdir: false, maxDbs: 4, overlappingSync: false });
+      try {
+        claimLayout(root, resolved);
+      } catch (err) {
+        root.close();
+        throw err;
+      }
       return new DurableStore(root, lockFile);
     } catch (err) {
       unlockDirectory(lockFile);
@@ -224,6 +243,49 @@ function isAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+function notOurs(dir: string, why: string): Error {
+  return new Error(
+    `the embedded engine cannot use ${dir} as its data directory: ${why}. Give it an empty directory, or one it wrote.`,
+  );
+}
+
+/**
+ * A data file LMDB would not recognise is refused before LMDB maps it: LMDB trusts the file it
+ * opens, and a foreign or damaged one crashes the process (a segmentation fault, no error).
+ */
+function assertLmdbDataFile(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path.join(dir, 'data.mdb'), 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // a new store
+    throw err;
+  }
+  try {
+    const header = Buffer.alloc(LMDB_MAGIC_OFFSET + 4);
+    const read = readSync(fd, header, 0, header.length, 0);
+    if (read < header.length || header.readUInt32LE(LMDB_MAGIC_OFFSET) !== 0xbeefc0de)
+      throw notOurs(dir, 'its data.mdb is not an LMDB data file');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Refuses an LMDB store another program wrote, or a layout this code does not read; marks a new one. */
+function claimLayout(root: RootDatabase, dir: string): void {
+  const foreign = [...root.getKeys()].map(String).filter((name) => !OWN_DATABASES.has(name));
+  if (foreign.length > 0)
+    throw notOurs(dir, `it holds an LMDB store this engine did not write (databases ${foreign.join(', ')})`);
+  const meta = root.openDB<number, string>('meta', {});
+  const layout = meta.get('layout');
+  if (layout === undefined) meta.putSync('layout', LAYOUT);
+  else if (layout !== LAYOUT)
+    throw notOurs(
+      dir,
+      `it was written in layout ${layout} by another version of the engine, which reads layout ${LAYOUT}`,
+    );
 }
 
 function inUse(dir: string, pid: number | undefined): Error {

@@ -1,8 +1,9 @@
 // The embedded engine with a data directory: what the driver was told is written is there after a
 // restart (close and reopen, or SIGKILL of the process hosting it), collections, indexes and all.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { open } from 'lmdb';
 import { Decimal128, Double, Int32, Long, MongoClient, ObjectId } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/index.js';
@@ -225,6 +226,53 @@ describe('embedded engine with a data directory', () => {
     await expect(startEmbeddedMongo({ path: dir })).rejects.toThrow(/data directory .* is in use by process/);
   });
 
+  it('refuses a directory whose data file is not LMDB, naming it (LMDB itself would crash)', async () => {
+    const dir = dataDir();
+    writeFileSync(path.join(dir, 'data.mdb'), Buffer.alloc(64 * 1024, 0x5a));
+    await expect(startEmbeddedMongo({ path: dir })).rejects.toThrow(
+      `cannot use ${dir} as its data directory: its data.mdb is not an LMDB data file`,
+    );
+    // Refused before anything was held: the directory is free again.
+    await expect(startEmbeddedMongo({ path: dir })).rejects.toThrow(/not an LMDB data file/);
+  });
+
+  it("refuses another program's LMDB store, and a layout it does not read", async () => {
+    const foreign = dataDir();
+    const other = open({ path: foreign, maxDbs: 4 });
+    await other.openDB('sessions', {}).put('a', 1);
+    await other.close();
+    await expect(startEmbeddedMongo({ path: foreign })).rejects.toThrow(
+      'it holds an LMDB store this engine did not write (databases sessions)',
+    );
+
+    const newer = dataDir();
+    const future = open({ path: newer, maxDbs: 4 });
+    await future.openDB('meta', {}).put('layout', 2);
+    await future.close();
+    await expect(startEmbeddedMongo({ path: newer })).rejects.toThrow(
+      'it was written in layout 2 by another version of the engine, which reads layout 1',
+    );
+  });
+
+  it('opens a store written before the layout marker, data and all, and marks it', async () => {
+    const dir = dataDir();
+    const { client, engine } = await start(dir);
+    await client
+      .db('old')
+      .collection<{ _id: number; name: string }>('items')
+      .insertOne({ _id: 1, name: 'kept' });
+    await client.close();
+    await engine.close();
+    opened.splice(0);
+    // As the engine wrote stores before it kept a marker.
+    const store = open({ path: dir, maxDbs: 4 });
+    await store.openDB('meta', {}).remove('layout');
+    await store.close();
+
+    const { client: reopened } = await start(dir);
+    expect(await reopened.db('old').collection('items').find().toArray()).toEqual([{ _id: 1, name: 'kept' }]);
+  });
+
   it('keeps every acknowledged write when the hosting process is killed mid-burst', async () => {
     const dir = dataDir();
     const child = await startEngineProcess({ path: dir });
@@ -275,7 +323,21 @@ describe('embedded engine with a data directory', () => {
       expect(doc.payload).toBe(payload);
       expect(doc.check).toBe(doc.k * (doc.version === 1 ? 7 : 11));
     }
-    const indexes = await reopened.db('crash').collection('items').listIndexes().toArray();
+    const items = reopened.db('crash').collection('items');
+    const indexes = await items.listIndexes().toArray();
     expect(indexes.map((i) => i.name)).toEqual(['_id_', 'k_1']);
+    // Each index holds exactly the documents, as rebuilding it from them would.
+    const byScan = docs.map((d) => d.k as number).sort((a, b) => a - b);
+    const byIndex = (
+      await items
+        .find({}, { projection: { k: 1 } })
+        .hint({ k: 1 })
+        .toArray()
+    )
+      .map((d) => d.k as number)
+      .sort((a, b) => a - b);
+    expect(byIndex).toEqual(byScan);
+    const byId = await items.find().hint({ _id: 1 }).toArray();
+    expect(byId.map((d) => String(d._id)).sort()).toEqual(docs.map((d) => String(d._id)).sort());
   });
 });
