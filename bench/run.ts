@@ -23,12 +23,14 @@ import { restInclude, restIncludeBrotli, restIncludeBrowser } from './scenarios/
 import { restList } from './scenarios/rest-list.js';
 import { isSelected, type Scenario, type ScenarioRows, serversWanted } from './scenarios/scenario.js';
 import { search } from './scenarios/search.js';
+import { spec } from './scenarios/spec.js';
 import { transcript } from './scenarios/transcript.js';
 import { type Servers, startServers } from './servers.js';
 
 /** Every scenario, in the order they run (those with processes of their own first). */
 const scenarios: readonly Scenario[] = [
   engine,
+  spec,
   oauth,
   restList,
   mcp,

@@ -15,7 +15,7 @@ import { badValue } from './errors.js';
 import { prepareFilter } from './filter-syntax.js';
 import { checkJsonSchema, schemaRulesNotSatisfied } from './json-schema.js';
 import { fromDouble, sumNumbers, toDouble } from './numbers.js';
-import { checkProjectionKinds } from './projection.js';
+import { checkProjectionKinds } from './projection-kinds.js';
 import { regexExpressionOperators } from './regex-expressions.js';
 import { sortDocuments } from './sort.js';
 import {
