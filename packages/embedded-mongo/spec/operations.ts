@@ -119,25 +119,19 @@ function clientWriteModel(model: Document): ClientBulkWriteModel {
   return { name, ...fields } as ClientBulkWriteModel;
 }
 
+/** The fields of a BulkWriteResult the format's expectations name (the class has more). */
+const BULK_WRITE_FIELDS = [
+  'insertedCount',
+  'matchedCount',
+  'modifiedCount',
+  'deletedCount',
+  'upsertedCount',
+  'upsertedIds',
+  'insertedIds',
+] as const;
+
 function bulkWriteDocument(result: BulkWriteResult): Document {
-  const {
-    insertedCount,
-    matchedCount,
-    modifiedCount,
-    deletedCount,
-    upsertedCount,
-    upsertedIds,
-    insertedIds,
-  } = result;
-  return {
-    insertedCount,
-    matchedCount,
-    modifiedCount,
-    deletedCount,
-    upsertedCount,
-    upsertedIds,
-    insertedIds,
-  };
+  return Object.fromEntries(BULK_WRITE_FIELDS.map((field) => [field, result[field]]));
 }
 
 /** Verbose results come as maps keyed by the model's index; the format writes them as documents. */

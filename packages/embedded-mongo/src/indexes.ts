@@ -127,6 +127,18 @@ const INDEX_SPEC_FIELDS = new Set([
   'originalSpec',
 ]);
 
+/** Of those, the options the engine keeps no index for: it refuses them (InvalidOptions, 72). */
+export const INDEX_OPTIONS_NOT_KEPT = new Set([
+  'bucketSize',
+  'coarsestIndexedLevel',
+  'finestIndexedLevel',
+  'columnstoreProjection',
+  'columnstoreCompressor',
+  'dropDups',
+  'clustered',
+  'originalSpec',
+]);
+
 /** What an `_id` index specification may hold besides its key. */
 const ID_INDEX_SPEC_FIELDS = new Set(['key', 'name', 'v', 'ns', 'collation', '_id']);
 

@@ -10,6 +10,7 @@ import { compileFilter } from './filter.js';
 import {
   defaultIndexName,
   ID_INDEX_NAME,
+  INDEX_OPTIONS_NOT_KEPT,
   Index,
   type IndexKey,
   type IndexSpec,
@@ -299,26 +300,6 @@ function sameKeys(a: IndexKey[], b: IndexKey[]): boolean {
   return true;
 }
 
-const SPEC_OPTION_WHITELIST = new Set([
-  'unique',
-  'sparse',
-  'partialFilterExpression',
-  'expireAfterSeconds',
-  'hidden',
-  'prepareUnique',
-  'collation',
-  'weights',
-  'default_language',
-  'language_override',
-  'textIndexVersion',
-  '2dsphereIndexVersion',
-  'bits',
-  'min',
-  'max',
-  'wildcardProjection',
-  'storageEngine',
-]);
-
 /**
  * An index that would compare strings by a collation: its B-tree would need ICU's sort keys as its
  * keys, which Node's Intl cannot make (no getSortKey), so the engine builds none (README).
@@ -342,7 +323,7 @@ export function normalizeIndexSpec(raw: Document): IndexSpec {
   const spec: IndexSpec = { v: 2, key: { ...raw.key }, name };
   for (const [k, v] of Object.entries(raw)) {
     if (k === 'key' || k === 'name' || k === 'v' || k === 'ns' || k === 'background') continue;
-    if (!SPEC_OPTION_WHITELIST.has(k)) {
+    if (INDEX_OPTIONS_NOT_KEPT.has(k)) {
       throw new CommandError(
         ErrorCode.InvalidOptions,
         `The field '${k}' is not valid for an index specification.`,
