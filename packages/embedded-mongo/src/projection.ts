@@ -3,12 +3,12 @@
 // order of the result (the stored document's, `_id` first) are done here.
 import { Aggregator } from 'mingo/aggregator';
 import { Query } from 'mingo/query';
-import { badValue, CommandError, toCommandError } from './errors.js';
+import { badValue, toCommandError } from './errors.js';
 import { type MingoExtras, mingoOptions } from './mingo.js';
 import { toDouble } from './numbers.js';
 import { checkProjectionKinds } from './projection-kinds.js';
 import { isTextScoreMeta, textScoreUnavailable } from './text-score.js';
-import { cloneValue, type Document, formatValue, isNumeric, isPlainObject } from './values.js';
+import { cloneValue, type Document, isNumeric, isPlainObject } from './values.js';
 
 type Transform = (doc: Document) => Document;
 
