@@ -136,6 +136,10 @@ const intentDropped = { $unset: { summaryPending: '', summaryPendingSince: '' } 
 const readyMark = (now: Date) =>
   ({ $set: { contentReadyAt: now, eventsPending: true }, ...intentDropped }) as const;
 
+/** Those of `recordingIds` whose summary is still pending: where a ready mark did not drop it. */
+const stillPending = (recordingIds: readonly number[]) =>
+  ({ recordingId: { $in: [...recordingIds] }, summaryPending: true }) as const;
+
 /**
  * Content is ready once a summary is stored; the conditional update makes that happen once. The
  * same write marks the fan-out pending, so the events exist even if this process dies right after.
@@ -167,10 +171,7 @@ export async function markReady(
     }
   }
   if (made.length < recordingIds.length)
-    await collections.meetings.updateMany(
-      { recordingId: { $in: [...recordingIds] }, summaryPending: true },
-      intentDropped,
-    );
+    await collections.meetings.updateMany(stillPending(recordingIds), intentDropped);
   return made;
 }
 
@@ -184,7 +185,7 @@ export function readyMarkModels(
   collections: Collections,
   recordingIds: readonly number[],
   now: Date,
-  unready: readonly number[] = recordingIds,
+  unready: readonly number[],
 ): { models: ClientBulkWriteModel[]; made(result: ClientBulkWriteResult, offset: number): number[] } {
   const namespace = namespaceOf(collections.meetings);
   return {
@@ -198,7 +199,7 @@ export function readyMarkModels(
       {
         namespace,
         name: 'updateMany',
-        filter: { recordingId: { $in: [...recordingIds] }, summaryPending: true },
+        filter: stillPending(recordingIds),
         update: intentDropped,
       },
     ],

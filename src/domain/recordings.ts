@@ -233,6 +233,13 @@ interface ContentWrite {
   stored: object;
 }
 
+/** A content write as an update, whichever command carries it. */
+const contentUpsert = ({ recordingId, stored }: ContentWrite) => ({
+  filter: { recordingId },
+  update: { $set: stored },
+  upsert: true,
+});
+
 /**
  * Writes the content (each kind brought replaces that kind's document, its fields and their
  * serialised form; the others stay as stored), then marks ready those of `summarised` it makes
@@ -249,12 +256,10 @@ async function writeContentAndReadyMarks(
 ): Promise<number[]> {
   const across = bulkWriteAcross(collections);
   if (across) {
-    const content = writes.map(({ kind, recordingId, stored }) => ({
-      namespace: namespaceOf(collections[kind]),
+    const content = writes.map((write) => ({
+      namespace: namespaceOf(collections[write.kind]),
       name: 'updateOne' as const,
-      filter: { recordingId },
-      update: { $set: stored },
-      upsert: true,
+      ...contentUpsert(write),
     }));
     const marks = summarised.length > 0 ? readyMarkModels(collections, summarised, now, unready) : undefined;
     if (content.length === 0 && !marks) return [];
@@ -269,15 +274,11 @@ async function writeContentAndReadyMarks(
       const ofKind = writes.filter((w) => w.kind === kind);
       const collection = collections[kind] as unknown as Collection<{ recordingId: number }>;
       return ofKind.length > 0
-        ? collection.bulkWrite(
-            ofKind.map(({ recordingId, stored }) => ({
-              updateOne: { filter: { recordingId }, update: { $set: stored }, upsert: true },
-            })),
-          )
+        ? collection.bulkWrite(ofKind.map((write) => ({ updateOne: contentUpsert(write) })))
         : undefined;
     }),
   );
-  return summarised.length > 0 ? markReady(collections, summarised, now, unready) : [];
+  return markReady(collections, summarised, now, unready);
 }
 
 export interface StoreOptions {
