@@ -22,7 +22,8 @@ export async function commandsPerRequest(
   times = 3,
 ): Promise<CommandsPerRequest | null> {
   if (target === 'ceiling') return null;
-  return commandsOf(servers.server(target), request, times, target);
+  // The service does not count its commands: its twin does.
+  return commandsOf(target === 'service' ? servers.counting : servers.server(target), request, times, target);
 }
 
 /** The same, of any server process that counts its commands (bench/service.ts). */

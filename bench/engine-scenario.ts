@@ -140,7 +140,13 @@ export async function runEngineScenario(
     await loadBenchDataset(collections, dataset, () => {}, opts.small);
     log(`  ${opts.small} meetings seeded (short transcripts)`);
 
-    const service = Child.start('service', 'bench/service.ts', serviceEnv(uri, 'engine'), { quiet: true });
+    const service = Child.start(
+      'service',
+      'bench/service.ts',
+      // It records the commands of a request, to replay them.
+      { ...serviceEnv(uri, 'engine'), MONGODB_COMMAND_METRICS: 'true' },
+      { quiet: true },
+    );
     children.push(service);
     const { url } = (await service.ready) as { url: string };
     const list: LoadRequest = {

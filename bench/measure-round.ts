@@ -29,7 +29,7 @@ export async function measureRound(
   const [serverAfter, engineAfter] = await Promise.all([child.stats(), engine.stats()]);
   const [peakRss] = peak();
   // wrk stops with requests still in flight: let them finish before the next server's round.
-  await settled(child);
+  await settled(engine);
   const perRequest = (before: number, after: number) =>
     load.requests > 0 ? (after - before) / load.requests : 0;
   return {
@@ -48,13 +48,16 @@ export async function measureRound(
   };
 }
 
-/** Waits until the child has sent no MongoDB command for 300 ms (at most 10 s). */
-async function settled(child: Child): Promise<void> {
-  let last = (await child.stats()).commands;
+/**
+ * Waits until the engine has been idle for 300 ms (under 3 ms of CPU: no command arrived), at most
+ * 10 s. Read from the engine, as the servers need not count their commands.
+ */
+async function settled(engine: Child): Promise<void> {
+  let last = (await engine.stats()).cpuMs;
   for (let i = 0; i < 33; i++) {
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const now = (await child.stats()).commands;
-    if (now === last) return;
+    const now = (await engine.stats()).cpuMs;
+    if (now - last < 3) return;
     last = now;
   }
 }

@@ -2,6 +2,10 @@
  * The servers the scenarios share, each in its own process: one engine holding the generated
  * dataset, and over it the service, the direct baseline and the ceiling, and with --peers (for the
  * GraphQL scenario) the peers. Started once, after the scenarios that start processes of their own.
+ *
+ * The service is measured as users run it: without command monitoring and without the delivery
+ * worker (idle under the load anyway). Its twin, the same service with MONGODB_COMMAND_METRICS, counts
+ * the commands of a request and runs the webhook fan-out, deliveries included.
  */
 import { join } from 'node:path';
 import { connectDatabase } from '../src/db/connection.js';
@@ -17,8 +21,12 @@ export interface Servers {
   engine: Child;
   uri: string;
   dataset: LoadedDataset;
-  /** The service's app's own door, which knows the service token (the fan-out ingests through it). */
-  serviceAppUrl: string;
+  /**
+   * The service's twin that counts its commands (the service does not: the driver's command events
+   * cost memory and CPU), and runs the delivery worker; `appUrl` is its app's own door, which knows
+   * the service token (the fan-out ingests through it).
+   */
+  counting: { url: string; appUrl: string; child: Child };
   /** Where a server listens, and its process. */
   server: (target: Target) => { url: string; child: Child };
 }
@@ -53,10 +61,18 @@ export async function startServers(run: RunContext): Promise<Servers> {
   );
 
   const env = run.serviceEnv(uri, 'bench');
-  const service = Child.start('service', 'bench/service.ts', env, {
-    quiet: true,
-    nodeArgs: profile('service'),
-  });
+  const service = Child.start(
+    'service',
+    'bench/service.ts',
+    { ...env, DELIVERY_WORKER: 'false' },
+    { quiet: true, nodeArgs: profile('service') },
+  );
+  const counting = Child.start(
+    'service (counting)',
+    'bench/service.ts',
+    { ...env, MONGODB_COMMAND_METRICS: 'true' },
+    { quiet: true },
+  );
   const direct = Child.start(
     'direct',
     'bench/baselines.ts',
@@ -64,11 +80,14 @@ export async function startServers(run: RunContext): Promise<Servers> {
     { nodeArgs: profile('direct') },
   );
   const ceiling = Child.start('ceiling', 'bench/ceiling.ts', {});
-  children.push(service, direct, ceiling);
-  const serviceInfo = (await service.ready) as { url: string; appUrl: string };
+  children.push(service, counting, direct, ceiling);
+  const serviceInfo = (await service.ready) as { url: string };
+  const countingInfo = (await counting.ready) as { url: string; appUrl: string };
   const directInfo = (await direct.ready) as { url: string };
   const ceilingInfo = (await ceiling.ready) as { url: string };
-  log(`service: ${serviceInfo.url} (pid ${service.pid})`);
+  log(
+    `service: ${serviceInfo.url} (pid ${service.pid}); counting its commands: ${countingInfo.url} (pid ${counting.pid})`,
+  );
   log(`direct:  ${directInfo.url} (pid ${direct.pid}); ceiling: ${ceilingInfo.url} (pid ${ceiling.pid})`);
   const servers: Partial<Record<Target, { url: string; child: Child }>> = {
     service: { url: serviceInfo.url, child: service },
@@ -87,7 +106,7 @@ export async function startServers(run: RunContext): Promise<Servers> {
     engine,
     uri,
     dataset,
-    serviceAppUrl: serviceInfo.appUrl,
+    counting: { ...countingInfo, child: counting },
     server: (target) => servers[target]!,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * `--only fanout`: webhook fan-out (bench/fanout.ts) in its phases, one after another (options.ts:
  * warm-up, steady, burst): deliveries per second, ingest-to-delivery latency, the service's peak RSS,
- * and commands per ingestion and per delivery. Every phase is reported skipped when the service
+ * and commands per ingestion and per delivery, on the service's twin that counts its commands (servers.ts). Every phase is reported skipped when the service
  * lacks the webhook machinery.
  */
 import { connectDatabase } from '../../src/db/connection.js';
@@ -19,9 +19,7 @@ export const fanout: Scenario = {
   needs: 'servers',
   run: async (run, servers) => {
     const missing =
-      run.opts.fanout.length > 0
-        ? await missingMachinery(servers.server('service').url, benchAdmin.apiKey)
-        : null;
+      run.opts.fanout.length > 0 ? await missingMachinery(servers.counting.url, benchAdmin.apiKey) : null;
     const rows: BenchReport['fanout'] = [];
     const problems: string[] = [];
     for (const phase of run.opts.fanout) {
@@ -49,11 +47,12 @@ export const fanout: Scenario = {
 
 async function measurePhase(
   { log, token }: RunContext,
-  { server, uri, serviceAppUrl }: Servers,
+  { uri, counting }: Servers,
   phase: FanoutPhase,
   label: string,
 ): Promise<{ row: BenchReport['fanout'][number]; problems: string[] }> {
-  const service = server('service').child;
+  // The service's twin that counts its commands and runs the delivery worker.
+  const service = counting.child;
   const before = await service.stats();
   const peak = sampleRss([service.pid]);
   const observer = await connectDatabase(uri, 'bench');
@@ -66,14 +65,9 @@ async function measurePhase(
       .toArray();
     return Object.fromEntries(rows.map((r) => [r._id, r.n]));
   };
-  const result = await runFanout(
-    server('service').url,
-    serviceAppUrl,
-    token.token,
-    phase,
-    log,
-    outboxOf,
-  ).finally(() => observer.close());
+  const result = await runFanout(counting.url, counting.appUrl, token.token, phase, log, outboxOf).finally(
+    () => observer.close(),
+  );
   const [peakRss] = peak();
   const after = await service.stats();
   const appCommands = after.commands - before.commands;

@@ -47,6 +47,7 @@ export const oauth: Scenario = {
         LOG_LEVEL: opts.logLevel,
         // Nothing written by the clock between the counted requests.
         LAST_USED_WRITE_MS: '3600000',
+        MONGODB_COMMAND_METRICS: 'true',
       },
       { quiet: true },
     );
