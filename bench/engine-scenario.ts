@@ -395,8 +395,8 @@ function engineTargets(r: EngineScenarioReport): TargetCheck[] {
       `${r.rangeSortLimit.engineMs.toFixed(2)} ms [${r.rangeSortLimit.plan}]`,
     ),
     check(
-      'engine: batched inserts at 10,000 documents/s or more',
-      r.inserts.docsPerSecond >= 10_000,
+      'engine: batched inserts at 15,000 documents/s or more',
+      r.inserts.docsPerSecond >= 15_000,
       `${r.inserts.docsPerSecond.toFixed(0)} meeting documents/s (content documents ${r.inserts.contentDocsPerSecond.toFixed(0)}/s)`,
     ),
     check(

@@ -7,16 +7,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, platform, totalmem } from 'node:os';
 import { dirname } from 'node:path';
-import type { LoadedDataset } from './dataset.js';
 import { type BenchReport, formatReport } from './report.js';
 import type { RunContext } from './run-context.js';
 import type { ScenarioRows } from './scenarios/scenario.js';
-import { serviceTargets } from './targets.js';
+import type { ServedDataset } from './servers.js';
+import { engineMemoryTarget, serviceTargets } from './targets.js';
 
 export function gatherReport(
   { opts, started, startedAt, loadAverageAtStart }: RunContext,
   rows: readonly ScenarioRows[],
-  dataset: LoadedDataset | undefined,
+  dataset: ServedDataset | undefined,
 ): BenchReport {
   const scenarios = rows.flatMap((r) => r.scenarios ?? []);
   const pageSizes = rows.flatMap((r) => r.pageSizes ?? []);
@@ -28,6 +28,7 @@ export function gatherReport(
   const targets = [
     ...rows.flatMap((r) => r.targets ?? []),
     ...serviceTargets({ scenarios, pageSizes, fanout, search, media, credentials }),
+    ...(dataset ? [engineMemoryTarget(dataset)] : []),
   ];
   return {
     version: 1,

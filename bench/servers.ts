@@ -20,7 +20,7 @@ export interface Servers {
   /** The engine, and where it listens (the dataset is in its database `bench`). */
   engine: Child;
   uri: string;
-  dataset: LoadedDataset;
+  dataset: ServedDataset;
   /**
    * The service's twin that counts its commands (the service does not: the driver's command events
    * cost memory and CPU), and runs the delivery worker; `appUrl` is its app's own door, which knows
@@ -30,6 +30,9 @@ export interface Servers {
   /** Where a server listens, and its process. */
   server: (target: Target) => { url: string; child: Child };
 }
+
+/** The dataset, and the engine's RSS once it holds it (every index built, the text indexes too). */
+export type ServedDataset = LoadedDataset & { engineRssMb: number | null };
 
 export async function startServers(run: RunContext): Promise<Servers> {
   const { opts, log, elapsed, children } = run;
@@ -47,7 +50,7 @@ export async function startServers(run: RunContext): Promise<Servers> {
   log(`engine: ${uri} (pid ${engine.pid})`);
   const seeding = await connectDatabase(uri, 'bench');
   let lastPrinted = 0;
-  const dataset = await loadBenchDataset(seeding.collections, opts.dataset, (done) => {
+  const loaded = await loadBenchDataset(seeding.collections, opts.dataset, (done) => {
     if (done - lastPrinted >= 1000 || (done === opts.dataset.meetings && done !== lastPrinted)) {
       lastPrinted = done;
       log(`  seeded ${done}/${opts.dataset.meetings} meetings (${elapsed()})`);
@@ -55,6 +58,7 @@ export async function startServers(run: RunContext): Promise<Servers> {
   });
   await seeding.close();
   const engineRss = engine.rss();
+  const dataset = { ...loaded, engineRssMb: engineRss === null ? null : mb(engineRss) };
   log(
     `dataset: ${dataset.meetings} meetings, ${dataset.transcriptEntries} transcript lines, in ${dataset.seconds.toFixed(1)} s; ` +
       `longest transcript ${dataset.longest.entries} lines (recording ${dataset.longest.recordingId}); engine RSS ${engineRss === null ? '?' : mb(engineRss).toFixed(0)} MB`,

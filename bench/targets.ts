@@ -11,6 +11,7 @@ import {
   type Target,
   type TargetCheck,
 } from './report.js';
+import type { ServedDataset } from './servers.js';
 
 export const limits = {
   /** Database commands of one authenticated REST page, page sizes 10 and 100. */
@@ -25,6 +26,8 @@ export const limits = {
   steadyP99Ms: 250,
   /** Peak RSS of the service under the every-include scenario. */
   peakRssMb: 460,
+  /** Issue 33: the engine's RSS holding the bench dataset (5,000 long-transcript meetings, every index built). */
+  engineRssMb: 400,
   /** Issue 15: a search over the dataset, p50 answer time. */
   searchP50Ms: 50,
   /** Issue 16: growth of the service's RSS while it streams a 200 MB file to 5 clients. */
@@ -59,6 +62,16 @@ export function serviceTargets(report: Report): TargetCheck[] {
     ...mcpTargets(report.scenarios),
     ...graphqlTargets(report.scenarios),
   ];
+}
+
+/** The engine holding the servers' dataset: what memory the embedded default needs for its data. */
+export function engineMemoryTarget(dataset: ServedDataset): TargetCheck {
+  const rss = dataset.engineRssMb;
+  return check(
+    `engine RSS holding ${dataset.meetings.toLocaleString('en')} meetings (${dataset.transcriptEntries.toLocaleString('en')} transcript lines, every index built) at most ${limits.engineRssMb} MB`,
+    rss !== null && rss <= limits.engineRssMb,
+    rss === null ? 'not measured' : `${rss.toFixed(0)} MB`,
+  );
 }
 
 /** The service's median rate in scenario `id` against `against`'s (another scenario or server). */
