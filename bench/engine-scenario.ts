@@ -9,7 +9,8 @@
  * - at 100,000 the app's own meeting-list queries (the commands the service sent for real
  *   requests, replayed as they were) and a range + sort + limit are timed in engine CPU, and an
  *   indexed lookup is timed while another client runs the heaviest of those list queries;
- * - last, text search over 5,000 long transcripts in a database of their own (engine-text.ts).
+ * - text search over 5,000 long transcripts in a database of their own (engine-text.ts);
+ * - last, a durable directory of 50,000 meetings reopened: its first answered query (engine-open.ts).
  */
 import { BSON, type Document, MongoClient } from 'mongodb';
 import { connectDatabase } from '../src/db/connection.js';
@@ -25,6 +26,8 @@ import {
   keepCounterAhead,
   loadBenchDataset,
 } from './dataset.js';
+import { startEngine } from './engine-child.js';
+import { openTarget, runOpenCase } from './engine-open.js';
 import { runTextSearchCase, textSearchTargets } from './engine-text.js';
 import { Child } from './ipc.js';
 import { fetchOnce, type LoadRequest, percentile, runLoad } from './load.js';
@@ -40,9 +43,6 @@ export interface EngineScenarioOptions {
   duration: number;
   warmup: number;
 }
-
-/** The engine process runs as `npm run engine` runs it (package.json: its young generation). */
-export const engineNodeArgs = ['--max-semi-space-size=32'];
 
 export const defaultEngineSizes = { small: 5_000, large: 50_000, full: 100_000 };
 
@@ -125,12 +125,7 @@ export async function runEngineScenario(
 ): Promise<{ report: EngineScenarioReport; targets: TargetCheck[]; problems: string[] }> {
   const problems: string[] = [];
   const dataset: DatasetOptions = { meetings: opts.full, minEntries: 1, maxEntries: 4, seed: opts.seed };
-  const engine = Child.start(
-    'engine',
-    'bench/engine.ts',
-    {},
-    { maxOldSpaceMb: 12_288, nodeArgs: engineNodeArgs },
-  );
+  const engine = startEngine('engine', {});
   const children: Child[] = [engine];
   let client: MongoClient | undefined;
   try {
@@ -355,6 +350,9 @@ export async function runEngineScenario(
       await texts.close();
     }
 
+    // ------------------------------------------------------------ reopening a durable directory
+    const open = await runOpenCase(opts.large, opts.seed, log);
+
     const report: EngineScenarioReport = {
       sizes: { small: opts.small, large: opts.large, full: opts.full },
       restList: { small, large, ratio: large.rps / small.rps },
@@ -363,8 +361,13 @@ export async function runEngineScenario(
       rangeSortLimit,
       textSearch,
       lookupUnderLoad,
+      open,
     };
-    return { report, targets: [...engineTargets(report), ...textSearchTargets(textSearch)], problems };
+    return {
+      report,
+      targets: [...engineTargets(report), ...textSearchTargets(textSearch), openTarget(open)],
+      problems,
+    };
   } finally {
     await client?.close();
     for (const child of children.reverse()) await child.stop().catch(() => {});

@@ -1,10 +1,18 @@
-/** Child process: the embedded MongoDB engine alone, so the servers measured reach it over the wire. */
+/**
+ * Child process: the embedded MongoDB engine alone, so the servers measured reach it over the wire;
+ * durable in EMBEDDED_MONGO_PATH when set (the engine scenario's open case). It reports how long
+ * opening took, from the call to listening.
+ */
 import { startEmbeddedMongo } from '@meetings/embedded-mongo';
 import { failToParent, serveParent } from './ipc.js';
 
 try {
-  const engine = await startEmbeddedMongo({ port: Number(process.env.EMBEDDED_MONGO_PORT ?? 0) });
-  serveParent({ info: { uri: engine.uri }, stop: () => engine.close() });
+  const started = performance.now();
+  const engine = await startEmbeddedMongo({
+    port: Number(process.env.EMBEDDED_MONGO_PORT ?? 0),
+    path: process.env.EMBEDDED_MONGO_PATH,
+  });
+  serveParent({ info: { uri: engine.uri, openMs: performance.now() - started }, stop: () => engine.close() });
 } catch (error) {
   failToParent(error);
 }

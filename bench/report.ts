@@ -42,6 +42,19 @@ export interface TextSearchReport {
 }
 
 /** The engine scenario's figures (bench/engine-scenario.ts). */
+export interface EngineOpenReport {
+  meetings: number;
+  /** The engine's own open, from `startEmbeddedMongo` to listening, ms. */
+  openMs: number;
+  /** The first query after it (the newest ten meetings), round trip, ms. */
+  firstQueryMs: number;
+  /** The process's start before the open (Node, module loading), ms: not counted. */
+  processMs: number;
+  rssMb: number | null;
+  /** Meetings the first query found (10). */
+  found: number;
+}
+
 export interface EngineScenarioReport {
   sizes: { small: number; large: number; full: number };
   restList: { small: { rps: number; p50: number }; large: { rps: number; p50: number }; ratio: number };
@@ -66,6 +79,8 @@ export interface EngineScenarioReport {
   rangeSortLimit: { engineMs: number; p50: number; plan: string };
   /** Text search over 5,000 long transcripts (bench/engine-text.ts). */
   textSearch?: TextSearchReport;
+  /** Reopening a durable directory (bench/engine-open.ts). */
+  open?: EngineOpenReport;
   lookupUnderLoad: {
     heaviest: string;
     idle: { p50: number; p99: number };

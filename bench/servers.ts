@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { connectDatabase } from '../src/db/connection.js';
 import { type LoadedDataset, loadBenchDataset } from './dataset.js';
-import { engineNodeArgs } from './engine-scenario.js';
+import { startEngine } from './engine-child.js';
 import { Child } from './ipc.js';
 import { peers, type Target } from './report.js';
 import type { RunContext } from './run-context.js';
@@ -39,12 +39,7 @@ export async function startServers(run: RunContext): Promise<Servers> {
   const profile = (name: string) =>
     opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(opts.profile, name)}`] : [];
 
-  const engine = Child.start(
-    'engine',
-    'bench/engine.ts',
-    {},
-    { maxOldSpaceMb: 12_288, nodeArgs: [...engineNodeArgs, ...profile('engine')] },
-  );
+  const engine = startEngine('engine', {}, profile('engine'));
   children.push(engine);
   const { uri } = (await engine.ready) as { uri: string };
   log(`engine: ${uri} (pid ${engine.pid})`);
