@@ -101,8 +101,7 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
   const { coll, matcher, stats } = ctx;
   switch (node.stage) {
     case 'COLLSCAN': {
-      const docs = node.direction === 1 ? coll.docs : [...coll.docs].reverse();
-      for (const [seq, doc] of docs) {
+      for (const [seq, doc] of coll.docs.entries(node.direction)) {
         stats.docsExamined++;
         yield matcher.test(doc) ? { seq, doc } : undefined;
       }
