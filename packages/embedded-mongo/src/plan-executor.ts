@@ -17,7 +17,7 @@ import {
 } from './planner.js';
 import { parseSort, sortMatches } from './query.js';
 import type { Collection } from './storage.js';
-import { readsText, textFilterOf } from './text-query.js';
+import { textFilterOf } from './text-query.js';
 import { textScoreUnavailable } from './text-score.js';
 import type { Document } from './values.js';
 
@@ -34,8 +34,6 @@ export interface ExecutionStats extends ScanStats {
 
 interface Context {
   coll: Collection;
-  /** The top-level fields the command reads of each document (read-fields.ts); undefined: all. */
-  fields: ReadonlySet<string> | undefined;
   matcher: Matcher;
   sort: SortKey[];
   collation: Collation | undefined;
@@ -118,7 +116,7 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
           continue;
         }
         seen.add(item.seq);
-        const doc = coll.docs.read(item.seq, ctx.fields);
+        const doc = coll.docs.get(item.seq);
         if (!doc) continue;
         stats.docsExamined++;
         yield matcher.test(doc) ? { seq: item.seq, doc } : undefined;
@@ -137,10 +135,8 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
     case 'TEXT': {
       const scores = node.index.candidates(node.search.terms, stats);
       const textMatch = node.index.matcher(node.search);
-      // Phrases, negations and case or diacritic sensitivity read the text itself: all of it.
-      const fields = readsText(node.search) ? undefined : ctx.fields;
       for (const [seq, score] of scores) {
-        const doc = coll.docs.read(seq, fields);
+        const doc = coll.docs.get(seq);
         if (!doc) continue;
         stats.docsExamined++;
         yield textMatch(seq, doc) && matcher.test(doc) ? { seq, doc, score } : undefined;
@@ -154,8 +150,6 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
 
 export interface QueryRequest {
   filter: unknown;
-  /** The top-level fields the command reads of each document (read-fields.ts); undefined: all. */
-  fields?: ReadonlySet<string> | undefined;
   sort?: unknown;
   skip?: number;
   /** 0 or absent: no limit. */
@@ -209,7 +203,7 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
   });
   const wanted = limit > 0 ? skip + limit : Number.POSITIVE_INFINITY;
   const runs = candidates.map((plan) => {
-    const ctx: Context = { coll, fields: request.fields, matcher, sort, collation, stats: stats() };
+    const ctx: Context = { coll, matcher, sort, collation, stats: stats() };
     return { plan, ctx, steps: execute(plan.root, ctx), results: [] as Match[], done: false };
   });
   // Only a choice between plans is cached, so only then is the query's shape worked out.

@@ -11,8 +11,8 @@
 // commit is still in flight.
 import type { Database } from 'lmdb';
 import type { CachePartition, DocumentCache } from './document-cache.js';
-import { LARGE_DOCUMENT_BYTES, partialDocument, storedDocument } from './stored-document.js';
 import type { Document } from './values.js';
+import { decodeDocument } from './wire.js';
 
 /** Key [collection uuid as hex, record id] → the document's BSON. */
 export type DocumentsDatabase = Database<Uint8Array, [string, number]>;
@@ -56,23 +56,6 @@ export class RecordStore implements Iterable<[number, Document]> {
     const changed = this.overlay.get(seq);
     if (changed !== undefined) return changed ?? undefined;
     return this.cached.get(seq) ?? this.load(seq, false);
-  }
-
-  /**
-   * The document, or only its top-level `fields` when given and it is a large one the store must
-   * give (a changed, cached or small document is given whole): a find reading three fields of a
-   * 100 KB transcript copies and decodes those alone. Such a part is not cached.
-   */
-  read(seq: number, fields: ReadonlySet<string> | undefined): Document | undefined {
-    if (!fields) return this.get(seq);
-    const changed = this.overlay.get(seq);
-    if (changed !== undefined) return changed ?? undefined;
-    const cached = this.cached.get(seq);
-    if (cached) return cached;
-    // LMDB's own buffer, reused by its next read: no copy of the whole document.
-    const bytes = this.space.documents.getBinaryFast([this.collectionId, seq]);
-    if (!bytes) return undefined;
-    return bytes.length < LARGE_DOCUMENT_BYTES ? this.load(seq, false) : partialDocument(bytes, fields);
   }
 
   has(seq: number): boolean {
@@ -143,12 +126,11 @@ export class RecordStore implements Iterable<[number, Document]> {
     return [...seqs];
   }
 
-  /** The stored document, decoded (a large one as its fields are read: lazy-document.ts) and cached. */
+  /** The stored document, decoded and cached. */
   private load(seq: number, byScan: boolean): Document | undefined {
-    // `get` gives the bytes a copy of their own, which a lazily decoded document may keep.
     const bytes = this.space.documents.get([this.collectionId, seq]);
     if (!bytes) return undefined;
-    const doc = storedDocument(bytes);
+    const doc = decodeDocument(bytes);
     this.cached.put(seq, doc, bytes.length, byScan);
     return doc;
   }

@@ -124,21 +124,6 @@ export interface TextSearch {
   negatedPhrases: string[];
 }
 
-/**
- * Whether matching `search` reads a document's text (TextIndex.matcher): its phrases, case or
- * diacritic sensitivity, and negations (a negated stop word is not in the index) do; plain terms
- * are answered by the index alone.
- */
-export function readsText(search: TextSearch): boolean {
-  return (
-    search.phrases.length > 0 ||
-    search.negatedPhrases.length > 0 ||
-    search.negated.size > 0 ||
-    search.caseSensitive ||
-    search.diacriticSensitive
-  );
-}
-
 const WHITESPACE = new Set(['\n', '\v', '\f', '\r', ' ']);
 
 interface QueryToken {
