@@ -1,28 +1,14 @@
-// The store: the engine's collections, index definitions and documents in an LMDB environment
-// (the `lmdb` package) in a directory. Documents are read from it on demand (records.ts); the
-// catalog and the indexes are held in memory. After each command the changes it made are written in
-// one LMDB batch (one transaction), and a durable store's reply waits for that commit to be synced
-// to disk. On open, collections come back with their options and uuid, and their indexes are built
-// from their specs in one pass over their documents (so the in-memory index structures owe nothing
-// to the file). In memory (no `path`), the same store runs in a temporary directory, unsynced.
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+// The durable store: the engine's collections, index definitions and documents in an LMDB
+// environment (the `lmdb` package) in a directory. Memory stays the engine's working state; after
+// each command the changes it made are written in one LMDB batch (one transaction), and the
+// command's reply waits for that commit to be synced to disk. On open, the state is rebuilt from
+// the store: collections with their options and uuid, indexes from their specs (so the in-memory
+// index structure owes nothing to the file), then the documents in record-id (natural) order.
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BSON, UUID } from 'bson';
 import { type Database, open, type RootDatabase } from 'lmdb';
-import { DEFAULT_CACHE_MB, DocumentCache } from './document-cache.js';
-import type { Index } from './indexes.js';
-import type { RecordChange, RecordSpace, RecordStore } from './records.js';
+import { ID_INDEX_NAME, type Index } from './indexes.js';
 import { Collection, type Engine, type Persistence } from './storage.js';
 import type { Document } from './values.js';
 import { decodeDocument } from './wire.js';
@@ -66,32 +52,22 @@ const LMDB_MAGIC_OFFSET = 0x18;
 /** Paths held by this process, so a second engine here on the same path is refused too. */
 const heldPaths = new Set<string>();
 
-/** The temporary directories of in-memory stores still open, removed if the process exits first. */
-const temporaryDirs = new Set<string>();
-let removingOnExit = false;
-
-export class Store implements Persistence {
+export class DurableStore implements Persistence {
   failure: Error | undefined;
-  readonly records: RecordSpace;
   private readonly saved = new Map<Collection, Saved>();
   private readonly catalog;
   private readonly documents;
 
   private constructor(
     private readonly root: RootDatabase,
-    cache: DocumentCache,
-    /** Whether a command's reply waits for its commit (false in memory: nothing to make durable). */
-    private readonly durable: boolean,
-    /** Unlocks (durable) or removes (in memory) the directory once closed. */
-    private readonly release: () => void,
+    private readonly lockFile: string,
   ) {
     this.catalog = root.openDB<Uint8Array, string>('catalog', { encoding: 'binary' });
     this.documents = root.openDB<Uint8Array, [string, number]>('documents', { encoding: 'binary' });
-    this.records = { documents: this.documents, cache };
   }
 
   /** Opens (creating) the store in `dir`; refuses a directory another live engine is using. */
-  static open(dir: string, cache = defaultCache()): Store {
+  static open(dir: string): DurableStore {
     const resolved = path.resolve(dir);
     mkdirSync(resolved, { recursive: true });
     const lockFile = lockDirectory(resolved);
@@ -105,53 +81,32 @@ export class Store implements Persistence {
         root.close();
         throw err;
       }
-      return new Store(root, cache, true, () => unlockDirectory(lockFile));
+      return new DurableStore(root, lockFile);
     } catch (err) {
       unlockDirectory(lockFile);
       throw err;
     }
   }
 
-  /**
-   * The in-memory engine's store: LMDB in a fresh temporary directory, removed on close (or when
-   * the process exits), so documents stay out of the heap there too. Unsynced: nothing is durable.
-   */
-  static temporary(cache = defaultCache()): Store {
-    removeAbandonedTemporaryDirs();
-    const dir = mkdtempSync(path.join(tmpdir(), TEMPORARY_PREFIX));
-    // Its owner, so that a later engine can tell it abandoned when this process is killed.
-    writeFileSync(path.join(dir, 'engine.pid'), String(process.pid));
-    temporaryDirs.add(dir);
-    if (!removingOnExit) process.once('exit', removeTemporaryDirs);
-    removingOnExit = true;
-    const remove = () => {
-      rmSync(dir, { recursive: true, force: true });
-      temporaryDirs.delete(dir);
-    };
-    try {
-      return new Store(open({ path: dir, maxDbs: 4, noSync: true }), cache, false, remove);
-    } catch (err) {
-      remove();
-      throw err;
-    }
-  }
-
-  /** Puts the stored collections back into the engine, their indexes rebuilt. */
+  /** Rebuilds the engine's collections from the store. */
   load(engine: Engine): void {
     for (const { key: id, value } of this.catalog.getRange()) {
       const entry = decodeDocument(value) as unknown as CatalogEntry;
-      const collection = new Collection(this.records, entry.db, entry.name, entry.options, new UUID(id));
-      collection.restoreIndexes(entry.indexes);
+      const collection = new Collection(entry.db, entry.name, entry.options, new UUID(id));
+      for (const spec of entry.indexes) if (spec.name !== ID_INDEX_NAME) collection.createIndex(spec);
+      for (const { key, value: doc } of this.documents.getRange({ start: [id, 0], end: [id, Infinity] })) {
+        collection.restore(key[1], decodeDocument(doc));
+      }
       engine.db(entry.db).collections.set(entry.name, collection);
-      this.saved.set(collection, savedState(collection));
+      this.adopt(collection);
     }
   }
 
   commit(engine: Engine): Promise<void> | undefined {
     if (this.failure) return Promise.reject(this.failure);
-    const { operations, written } = this.changes(engine);
+    const operations = this.changes(engine);
     if (operations.length === 0) return undefined;
-    const committed = this.documents
+    return this.documents
       .batch(() => {
         for (const op of operations) {
           const target: Database<Uint8Array, typeof op.key> =
@@ -161,60 +116,57 @@ export class Store implements Persistence {
         }
       })
       .then(
-        () => {
-          for (const [records, changes] of written) records.settle(changes);
-        },
+        () => undefined,
         (err: Error) => {
           this.failure ??= err;
           throw err;
         },
       );
-    if (this.durable) return committed;
-    // Readers see the changes through the overlay meanwhile; a failure is kept as this.failure.
-    committed.catch(() => {});
-    return undefined;
   }
 
   async close(): Promise<void> {
     try {
       await this.root.close();
     } finally {
-      this.release();
+      unlockDirectory(this.lockFile);
     }
   }
 
   /**
-   * What to write: the catalog entry of a collection the store has not seen yet (created, or put
-   * in place by `$out`), moved, or with other indexes; every collection's document changes since
-   * the last commit (`written`, to settle once committed); and everything of a collection no
-   * longer in the engine (dropped).
+   * What to write: a collection the store has not seen yet (created, or put in place by `$out`)
+   * whole; a moved one or one with other indexes its catalog entry; documents changed since the
+   * last commit; and everything of a collection no longer in the engine (dropped).
    */
-  private changes(engine: Engine): { operations: Operation[]; written: [RecordStore, RecordChange[]][] } {
+  private changes(engine: Engine): Operation[] {
     const operations: Operation[] = [];
-    const written: [RecordStore, RecordChange[]][] = [];
     const live = new Set<Collection>();
     for (const db of engine.databases.values()) {
       for (const collection of db.collections.values()) {
         live.add(collection);
+        const id = collection.uuid.toHexString();
         const saved = this.saved.get(collection);
         if (!saved || catalogChanged(saved, collection)) operations.push(this.catalogPut(collection));
-        const changes = collection.docs.takeUnsaved();
-        if (changes.length === 0) continue;
-        const id = collection.uuid.toHexString();
-        for (const [seq, doc] of changes) {
+        if (!saved) {
+          for (const [seq, doc] of collection.docs) operations.push(documentPut(id, seq, doc));
+          this.adopt(collection);
+          continue;
+        }
+        for (const [seq, doc] of collection.unsaved ?? []) {
           operations.push(doc ? documentPut(id, seq, doc) : { into: 'documents', key: [id, seq] });
         }
-        written.push([collection.docs, changes]);
+        collection.unsaved?.clear();
       }
     }
     for (const collection of this.saved.keys()) {
       if (live.has(collection)) continue;
       const id = collection.uuid.toHexString();
-      for (const seq of collection.docs.drop()) operations.push({ into: 'documents', key: [id, seq] });
+      const seqs = new Set([...collection.docs.keys(), ...(collection.unsaved?.keys() ?? [])]);
+      for (const seq of seqs) operations.push({ into: 'documents', key: [id, seq] });
       operations.push({ into: 'catalog', key: id });
       this.saved.delete(collection);
+      collection.unsaved = undefined;
     }
-    return { operations, written };
+    return operations;
   }
 
   private catalogPut(collection: Collection): Operation {
@@ -228,38 +180,10 @@ export class Store implements Persistence {
     const key = collection.uuid.toHexString();
     return { into: 'catalog', key, value: BSON.serialize(entry, SERIALIZE_OPTIONS) };
   }
-}
 
-function defaultCache(): DocumentCache {
-  return new DocumentCache(DEFAULT_CACHE_MB * 2 ** 20);
-}
-
-function removeTemporaryDirs(): void {
-  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
-}
-
-const TEMPORARY_PREFIX = 'embedded-mongo-memory-';
-
-/**
- * An in-memory engine killed (SIGKILL, a crash) leaves its temporary directory behind: the next one
- * removes those whose owner is gone. One without an owner yet is being created: left alone.
- */
-function removeAbandonedTemporaryDirs(): void {
-  let names: string[];
-  try {
-    names = readdirSync(tmpdir()).filter((name) => name.startsWith(TEMPORARY_PREFIX));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const dir = path.join(tmpdir(), name);
-    let owner: number;
-    try {
-      owner = Number(readFileSync(path.join(dir, 'engine.pid'), 'utf8'));
-    } catch {
-      continue;
-    }
-    if (owner !== process.pid && !isAlive(owner)) rmSync(dir, { recursive: true, force: true });
+  private adopt(collection: Collection): void {
+    this.saved.set(collection, savedState(collection));
+    collection.unsaved = new Map();
   }
 }
 

@@ -101,7 +101,8 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
   const { coll, matcher, stats } = ctx;
   switch (node.stage) {
     case 'COLLSCAN': {
-      for (const [seq, doc] of coll.docs.entries(node.direction)) {
+      const docs = node.direction === 1 ? coll.docs : [...coll.docs].reverse();
+      for (const [seq, doc] of docs) {
         stats.docsExamined++;
         yield matcher.test(doc) ? { seq, doc } : undefined;
       }

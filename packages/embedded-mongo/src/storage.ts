@@ -1,7 +1,7 @@
-// The engine's state: engine → databases → collections → documents (+ index metadata and entries).
-// Documents live in the store (records.ts, persistence.ts), indexes in memory. Stored documents are
-// never mutated in place: updates build a new object and swap it in, so cursors holding references
-// keep a consistent snapshot of each document, and the cache may hand one object to every reader.
+// In-memory storage: engine → databases → collections → documents (+ index metadata and entries).
+// Stored documents are never mutated in place: updates build a new object and swap it in, so
+// cursors holding references keep a consistent snapshot of each document. With a durable store
+// (persistence.ts), each collection notes its document changes until the store commits them.
 import { UUID } from 'bson';
 import { type Collation, parseCollation } from './collation.js';
 import { CursorManager } from './cursors.js';
@@ -17,7 +17,6 @@ import {
   sameIndexOptions,
   validateIndexSpec,
 } from './indexes.js';
-import { type RecordSpace, RecordStore } from './records.js';
 import { SessionCache } from './sessions.js';
 import { TextIndex } from './text-index.js';
 import { isTextKeyPattern, normalizeTextSpec } from './text-spec.js';
@@ -48,22 +47,27 @@ export class Collection {
   name: string;
   readonly uuid: UUID;
   readonly options: Document;
-  /** Record id → document, in record-id (natural) order. */
-  readonly docs: RecordStore;
+  /** Record id → document, in insertion (natural) order. */
+  readonly docs = new Map<number, Document>();
   readonly indexes = new Map<string, Index>();
+  /**
+   * Set by a durable store once it holds this collection: record id → new document, or null when
+   * deleted, since its last commit. Undefined in memory, or while the store has not seen it yet.
+   */
+  unsaved: Map<number, Document | null> | undefined;
   /**
    * Bumped when the options or an index's spec change in place (collMod), so a durable store
    * knows to rewrite the catalog entry.
    */
   catalogVersion = 0;
+  private nextSeq = 1;
   private defaultCollationParsed: { collation: Collation | undefined } | undefined;
 
-  constructor(space: RecordSpace, dbName: string, name: string, options: Document = {}, uuid = new UUID()) {
+  constructor(dbName: string, name: string, options: Document = {}, uuid = new UUID()) {
     this.dbName = dbName;
     this.name = name;
     this.options = options;
     this.uuid = uuid;
-    this.docs = new RecordStore(space, uuid.toHexString());
     this.indexes.set(ID_INDEX_NAME, new Index({ v: 2, key: { _id: 1 }, name: ID_INDEX_NAME }));
   }
 
@@ -102,7 +106,20 @@ export class Collection {
 
   /** Inserts a document that already has an `_id`. Throws DuplicateKeyError on unique violations. */
   insert(doc: Document): number {
-    const seq = this.docs.lastSeq + 1;
+    const seq = this.nextSeq;
+    this.store(seq, doc);
+    this.nextSeq++;
+    this.unsaved?.set(seq, doc);
+    return seq;
+  }
+
+  /** Puts back a document a durable store held under `seq` (reopening). */
+  restore(seq: number, doc: Document): void {
+    this.store(seq, doc);
+    this.nextSeq = Math.max(this.nextSeq, seq + 1);
+  }
+
+  private store(seq: number, doc: Document): void {
     const allKeys: IndexKey[][] = [];
     for (const index of this.indexes.values()) {
       const keys = index.keysFor(doc);
@@ -113,19 +130,6 @@ export class Collection {
     this.docs.set(seq, doc);
     let i = 0;
     for (const index of this.indexes.values()) index.add(seq, allKeys[i++]!);
-    return seq;
-  }
-
-  /**
-   * Fills the indexes of a collection reopened from the store (its `_id` index and `specs`), in one
-   * pass over its documents.
-   */
-  restoreIndexes(specs: Document[]): void {
-    for (const raw of specs) {
-      const spec = normalizeIndexSpec(raw);
-      if (spec.name !== ID_INDEX_NAME) this.indexes.set(spec.name, newIndex(spec));
-    }
-    this.fill([...this.indexes.values()]);
   }
 
   /** Replaces the document stored under `seq` keeping its natural-order position. */
@@ -147,6 +151,7 @@ export class Collection {
       index.add(seq, newKeys);
     }
     this.docs.set(seq, doc);
+    this.unsaved?.set(seq, doc);
   }
 
   /**
@@ -169,6 +174,7 @@ export class Collection {
     if (!old) return;
     for (const index of this.indexes.values()) index.remove(seq, index.keysFor(old));
     this.docs.delete(seq);
+    this.unsaved?.set(seq, null);
   }
 
   findIndex(nameOrKey: string | Document): Index | undefined {
@@ -232,24 +238,25 @@ export class Collection {
 
   /** An index of `spec` over the documents; E11000 (nothing kept) when a unique one has duplicates. */
   private buildIndex(spec: IndexSpec): Index {
-    const index = newIndex(spec);
-    this.fill([index]);
-    return index;
-  }
-
-  /** Adds every document to `indexes`; on a unique index's duplicate, E11000 and they are emptied. */
-  private fill(indexes: Index[]): void {
-    for (const [seq, doc] of this.docs) {
-      for (const index of indexes) {
-        const keys = index.keysFor(doc);
-        const conflict = index.conflict(keys, seq);
-        if (conflict) {
-          for (const emptied of indexes) emptied.clear();
-          throw this.duplicateKey(index, conflict);
-        }
-        index.add(seq, keys);
+    let partial: ((doc: Document) => boolean) | undefined;
+    if (spec.partialFilterExpression !== undefined) {
+      if (!isPlainObject(spec.partialFilterExpression)) {
+        throw new CommandError(ErrorCode.TypeMismatch, 'partialFilterExpression must be an object');
       }
+      const matcher = compileFilter(spec.partialFilterExpression);
+      partial = (doc) => matcher.test(doc);
     }
+    const index = isTextKeyPattern(spec.key) ? new TextIndex(spec, partial) : new Index(spec, partial);
+    for (const [seq, doc] of this.docs) {
+      const keys = index.keysFor(doc);
+      const conflict = index.conflict(keys, seq);
+      if (conflict) {
+        index.clear();
+        throw this.duplicateKey(index, conflict);
+      }
+      index.add(seq, keys);
+    }
+    return index;
   }
 
   /** Rebuilds the index `name` from a changed spec (collMod's `unique`), keeping its place. */
@@ -277,6 +284,7 @@ export class Collection {
 
   /** Removes all documents (indexes stay defined). */
   truncate(): void {
+    for (const seq of this.docs.keys()) this.unsaved?.set(seq, null);
     this.docs.clear();
     for (const index of this.indexes.values()) index.clear();
   }
@@ -284,19 +292,6 @@ export class Collection {
   indexSpecs(): IndexSpec[] {
     return [...this.indexes.values()].map((index) => index.spec);
   }
-}
-
-/** An empty index of `spec`. */
-function newIndex(spec: IndexSpec): Index {
-  let partial: ((doc: Document) => boolean) | undefined;
-  if (spec.partialFilterExpression !== undefined) {
-    if (!isPlainObject(spec.partialFilterExpression)) {
-      throw new CommandError(ErrorCode.TypeMismatch, 'partialFilterExpression must be an object');
-    }
-    const matcher = compileFilter(spec.partialFilterExpression);
-    partial = (doc) => matcher.test(doc);
-  }
-  return isTextKeyPattern(spec.key) ? new TextIndex(spec, partial) : new Index(spec, partial);
 }
 
 function sameKeys(a: IndexKey[], b: IndexKey[]): boolean {
@@ -355,11 +350,9 @@ export function normalizeIndexSpec(raw: Document): IndexSpec {
 export class Database {
   readonly name: string;
   readonly collections = new Map<string, Collection>();
-  private readonly space: RecordSpace;
 
-  constructor(name: string, space: RecordSpace) {
+  constructor(name: string) {
     this.name = name;
-    this.space = space;
   }
 
   collection(name: string): Collection | undefined {
@@ -372,7 +365,7 @@ export class Database {
     if (existing?.isView) throw viewNotCollection(existing.ns);
     if (existing) return { collection: existing, created: false };
     validateCollectionName(this.name, name);
-    const collection = new Collection(this.space, this.name, name);
+    const collection = new Collection(this.name, name);
     this.collections.set(name, collection);
     return { collection, created: true };
   }
@@ -382,7 +375,7 @@ export class Database {
     if (this.collections.has(name)) {
       throw new CommandError(ErrorCode.NamespaceExists, `Collection ${this.name}.${name} already exists.`);
     }
-    const collection = new Collection(this.space, this.name, name, options);
+    const collection = new Collection(this.name, name, options);
     this.collections.set(name, collection);
     return collection;
   }
@@ -396,14 +389,9 @@ export class Database {
 
 const TTL_SWEEP_INTERVAL_MS = 60 * 1000;
 
-/** Where the engine's documents and catalog are kept (persistence.ts), committed after each command. */
+/** Where the engine's state is kept beyond memory (persistence.ts), committed after each command. */
 export interface Persistence {
-  /** Where the collections' documents live (records.ts). */
-  readonly records: RecordSpace;
-  /**
-   * Saves what changed since the last commit; undefined when nothing did or nothing needs waiting
-   * for (in memory). Rejects if not saved.
-   */
+  /** Saves what changed since the last commit; undefined when nothing did. Rejects if not saved. */
   commit(engine: Engine): Promise<void> | undefined;
   /** Set once a commit failed: memory now holds what the disk does not, so nothing may go on. */
   readonly failure: Error | undefined;
@@ -417,9 +405,9 @@ export class Engine {
   readonly startedAt = new Date();
   private nextConnectionId = 1;
   private ttlTimer: NodeJS.Timeout | undefined;
-  private readonly persistence: Persistence;
+  private readonly persistence: Persistence | undefined;
 
-  constructor(persistence: Persistence) {
+  constructor(persistence?: Persistence) {
     this.persistence = persistence;
     // Like mongod's TTL monitor: expired documents are removed about once a minute.
     this.ttlTimer = setInterval(() => {
@@ -432,17 +420,12 @@ export class Engine {
 
   /** Makes the changes of the last command durable; undefined when there is nothing to wait for. */
   commit(): Promise<void> | undefined {
-    return this.persistence.commit(this);
+    return this.persistence?.commit(this);
   }
 
   /** Why this engine can no longer accept commands (its store failed to save), if it cannot. */
   get failure(): Error | undefined {
-    return this.persistence.failure;
-  }
-
-  /** Where collections keep their documents: for a collection made outside a database. */
-  get records(): RecordSpace {
-    return this.persistence.records;
+    return this.persistence?.failure;
   }
 
   /** Deletes documents whose TTL index date + expireAfterSeconds lies before `now`. */
@@ -454,15 +437,15 @@ export class Engine {
           const seconds = index.spec.expireAfterSeconds;
           if (typeof seconds !== 'number' || index.fields.length !== 1) continue;
           const field = index.fields[0]!;
-          const expired: number[] = [];
-          for (const [seq, doc] of coll.docs) {
+          for (const [seq, doc] of [...coll.docs]) {
             let earliest = Number.POSITIVE_INFINITY;
             for (const v of pathValues(doc, field))
               if (v instanceof Date) earliest = Math.min(earliest, v.getTime());
-            if (earliest + seconds * 1000 <= now.getTime()) expired.push(seq);
+            if (earliest + seconds * 1000 <= now.getTime()) {
+              coll.delete(seq);
+              removed++;
+            }
           }
-          for (const seq of expired) coll.delete(seq);
-          removed += expired.length;
         }
       }
     }
@@ -473,7 +456,7 @@ export class Engine {
     let db = this.databases.get(name);
     if (!db) {
       validateDbName(name);
-      db = new Database(name, this.records);
+      db = new Database(name);
       this.databases.set(name, db);
     }
     return db;
@@ -500,6 +483,6 @@ export class Engine {
     if (this.ttlTimer) clearInterval(this.ttlTimer);
     this.ttlTimer = undefined;
     this.cursors.close();
-    await this.persistence.close();
+    await this.persistence?.close();
   }
 }

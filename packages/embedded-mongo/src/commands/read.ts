@@ -181,7 +181,7 @@ function writeOut(ctx: CommandContext, target: unknown, docs: Document[]): void 
   const db = engine.db(outDb);
   const existing = db.collection(outColl);
   if (existing?.isView) throw viewNotCollection(existing.ns);
-  const replacement = new Collection(engine.records, outDb, outColl, existing?.options ?? {});
+  const replacement = new Collection(outDb, outColl, existing?.options ?? {});
   for (const spec of existing?.indexSpecs() ?? []) if (spec.name !== '_id_') replacement.createIndex(spec);
   for (const raw of docs) {
     const doc = raw._id === undefined ? { _id: new ObjectId(), ...raw } : raw;
