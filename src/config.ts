@@ -134,7 +134,7 @@ export const settings = {
       }),
       MONGODB_COMMAND_METRICS: variable({
         description:
-          "count the driver's commands in `mongodb_commands_total`. Off by default: command monitoring makes the driver decode every reply whole once more (a page of ten long transcripts: ~55 ms of CPU instead of ~35); the tests and the bench turn it on to count round trips",
+          "count the driver's commands in `mongodb_commands_total`. Off by default: command monitoring makes the driver decode every reply whole once more (a page of ten long transcripts: ~55 ms of CPU instead of ~35); the tests, and the bench on a twin of the service it measures, turn it on to count round trips",
         expects: 'true or false',
         schema: bool,
         default: 'false',
