@@ -56,7 +56,7 @@ export async function startServers(run: RunContext): Promise<Servers> {
   const dataset = { ...loaded, engineRssMb: engineRss === null ? null : mb(engineRss) };
   log(
     `dataset: ${dataset.meetings} meetings, ${dataset.transcriptEntries} transcript lines, in ${dataset.seconds.toFixed(1)} s; ` +
-      `longest transcript ${dataset.longest.entries} lines (recording ${dataset.longest.recordingId}); engine RSS ${engineRss === null ? '?' : mb(engineRss).toFixed(0)} MB`,
+      `longest transcript ${dataset.longest.entries} lines (recording ${dataset.longest.recordingId}); engine RSS ${dataset.engineRssMb?.toFixed(0) ?? '?'} MB`,
   );
 
   const env = run.serviceEnv(uri, 'bench');

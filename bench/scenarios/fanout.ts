@@ -1,8 +1,8 @@
 /**
  * `--only fanout`: webhook fan-out (bench/fanout.ts) in its phases, one after another (options.ts:
  * warm-up, steady, burst): deliveries per second, ingest-to-delivery latency, the service's peak RSS,
- * and commands per ingestion and per delivery, on the service's twin that counts its commands (servers.ts). Every phase is reported skipped when the service
- * lacks the webhook machinery.
+ * and commands per ingestion and per delivery, on the service's twin that counts its commands
+ * (servers.ts). Every phase is reported skipped when the service lacks the webhook machinery.
  */
 import { connectDatabase } from '../../src/db/connection.js';
 import { benchAdmin } from '../dataset.js';

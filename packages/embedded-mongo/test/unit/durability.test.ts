@@ -18,6 +18,15 @@ function dataDir(): string {
   return dir;
 }
 
+/** A data directory holding an LMDB store another writer left: `key` = `value` in database `db`. */
+async function lmdbStoreWith(db: string, key: string, value: unknown): Promise<string> {
+  const dir = dataDir();
+  const store = open({ path: dir, maxDbs: 4 });
+  await store.openDB(db, {}).put(key, value);
+  await store.close();
+  return dir;
+}
+
 async function start(dir: string): Promise<{ engine: EmbeddedMongo; client: MongoClient }> {
   const engine = await startEmbeddedMongo({ path: dir });
   opened.push(engine);
@@ -237,18 +246,12 @@ describe('embedded engine with a data directory', () => {
   });
 
   it("refuses another program's LMDB store, and a layout it does not read", async () => {
-    const foreign = dataDir();
-    const other = open({ path: foreign, maxDbs: 4 });
-    await other.openDB('sessions', {}).put('a', 1);
-    await other.close();
+    const foreign = await lmdbStoreWith('sessions', 'a', 1);
     await expect(startEmbeddedMongo({ path: foreign })).rejects.toThrow(
       'it holds an LMDB store this engine did not write (databases sessions)',
     );
 
-    const newer = dataDir();
-    const future = open({ path: newer, maxDbs: 4 });
-    await future.openDB('meta', {}).put('layout', 2);
-    await future.close();
+    const newer = await lmdbStoreWith('meta', 'layout', 2);
     await expect(startEmbeddedMongo({ path: newer })).rejects.toThrow(
       'it was written in layout 2 by another version of the engine, which reads layout 1',
     );
