@@ -120,6 +120,35 @@ export class Child {
   rss(): number | null {
     return rssOf(this.pid);
   }
+
+  /** Its resident memory split as /proc tells it: private (anonymous) and pages of mapped files. */
+  residentMemory(): ResidentMemory | null {
+    return residentMemoryOf(this.pid);
+  }
+}
+
+/**
+ * Resident memory in bytes. `file` is the pages of files the process maps and has read (the
+ * engine's LMDB data file): the kernel's page cache, shared and dropped under memory pressure,
+ * which a database reading through read() instead of a map would not show in its RSS at all.
+ * `private` is the process's own memory (its heap, buffers and stacks).
+ */
+export interface ResidentMemory {
+  rss: number;
+  private: number;
+  file: number;
+}
+
+export function residentMemoryOf(pid: number): ResidentMemory | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) =>
+      Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    const memory = { rss: kb('VmRSS'), private: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') };
+    return Object.values(memory).some(Number.isNaN) ? null : memory;
+  } catch {
+    return null;
+  }
 }
 
 export function rssOf(pid: number): number | null {
@@ -260,4 +289,19 @@ export function failToParent(error: unknown): never {
   process.send?.({ type: 'error', message } satisfies ChildMessage);
   process.stderr.write(`${message}\n`);
   process.exit(1);
+}
+
+/**
+ * Waits until the engine has been idle for 300 ms (under 3 ms of CPU: no command arrived, no
+ * commit being written), at most `maxMs`. Read from the engine, as the servers need not count their
+ * commands.
+ */
+export async function engineIdle(stats: () => Promise<{ cpuMs: number }>, maxMs = 10_000): Promise<void> {
+  let last = (await stats()).cpuMs;
+  for (let waited = 0; waited < maxMs; waited += 300) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const now = (await stats()).cpuMs;
+    if (now - last < 3) return;
+    last = now;
+  }
 }

@@ -3,8 +3,9 @@
  * server and the engine: CPU per request from their counters, peak RSS sampled meanwhile. The round
  * ends when the server has gone quiet, so the next server's round starts on an idle engine.
  */
+
 import { loadavg } from 'node:os';
-import { type Child, sampleRss } from './ipc.js';
+import { type Child, engineIdle, sampleRss } from './ipc.js';
 import { type LoadRequest, runLoad } from './load.js';
 import type { Target } from './report.js';
 import type { RoundFigures } from './rounds.js';
@@ -29,7 +30,7 @@ export async function measureRound(
   const [serverAfter, engineAfter] = await Promise.all([child.stats(), engine.stats()]);
   const [peakRss] = peak();
   // wrk stops with requests still in flight: let them finish before the next server's round.
-  await settled(engine);
+  await engineIdle(() => engine.stats());
   const perRequest = (before: number, after: number) =>
     load.requests > 0 ? (after - before) / load.requests : 0;
   return {
@@ -46,18 +47,4 @@ export async function measureRound(
     timeouts: load.timeouts,
     wireBytesPerRequest: load.wireBytesPerRequest,
   };
-}
-
-/**
- * Waits until the engine has been idle for 300 ms (under 3 ms of CPU: no command arrived), at most
- * 10 s. Read from the engine, as the servers need not count their commands.
- */
-async function settled(engine: Child): Promise<void> {
-  let last = (await engine.stats()).cpuMs;
-  for (let i = 0; i < 33; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const now = (await engine.stats()).cpuMs;
-    if (now - last < 3) return;
-    last = now;
-  }
 }

@@ -32,7 +32,8 @@ export interface Servers {
 }
 
 /** The dataset, and the engine's RSS once it holds it (every index built, the text indexes too). */
-export type ServedDataset = LoadedDataset & { engineRssMb: number | null };
+/** The dataset the servers are measured on, and the engine's resident memory once it holds it (ipc.ts). */
+export type ServedDataset = LoadedDataset & { engineRssMb: number | null; enginePrivateMb: number | null };
 
 export async function startServers(run: RunContext): Promise<Servers> {
   const { opts, log, elapsed, children } = run;
@@ -52,11 +53,16 @@ export async function startServers(run: RunContext): Promise<Servers> {
     }
   });
   await seeding.close();
-  const engineRss = engine.rss();
-  const dataset = { ...loaded, engineRssMb: engineRss === null ? null : mb(engineRss) };
+  const memory = engine.residentMemory();
+  const dataset: ServedDataset = {
+    ...loaded,
+    engineRssMb: memory && mb(memory.rss),
+    enginePrivateMb: memory && mb(memory.private),
+  };
   log(
     `dataset: ${dataset.meetings} meetings, ${dataset.transcriptEntries} transcript lines, in ${dataset.seconds.toFixed(1)} s; ` +
-      `longest transcript ${dataset.longest.entries} lines (recording ${dataset.longest.recordingId}); engine RSS ${dataset.engineRssMb?.toFixed(0) ?? '?'} MB`,
+      `longest transcript ${dataset.longest.entries} lines (recording ${dataset.longest.recordingId}); ` +
+      `engine RSS ${dataset.engineRssMb?.toFixed(0) ?? '?'} MB, of which private ${dataset.enginePrivateMb?.toFixed(0) ?? '?'} MB`,
   );
 
   const env = run.serviceEnv(uri, 'bench');

@@ -66,11 +66,16 @@ export function serviceTargets(report: Report): TargetCheck[] {
 
 /** The engine holding the servers' dataset: what memory the embedded default needs for its data. */
 export function engineMemoryTarget(dataset: ServedDataset): TargetCheck {
+  // The engine maps its LMDB file: the pages it has read count in its RSS, though they are the
+  // kernel's page cache (shared, reclaimed under pressure). Its own memory is the private part.
+  const own = dataset.enginePrivateMb;
   const rss = dataset.engineRssMb;
   return check(
-    `engine RSS holding ${dataset.meetings.toLocaleString('en')} meetings (${dataset.transcriptEntries.toLocaleString('en')} transcript lines, every index built) at most ${limits.engineRssMb} MB`,
-    rss !== null && rss <= limits.engineRssMb,
-    rss === null ? 'not measured' : `${rss.toFixed(0)} MB`,
+    `engine private memory holding ${dataset.meetings.toLocaleString('en')} meetings (${dataset.transcriptEntries.toLocaleString('en')} transcript lines, every index built) at most ${limits.engineRssMb} MB`,
+    own !== null && own <= limits.engineRssMb,
+    own === null || rss === null
+      ? 'not measured'
+      : `${own.toFixed(0)} MB private; RSS ${rss.toFixed(0)} MB with the mapped data file's pages`,
   );
 }
 

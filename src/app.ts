@@ -77,7 +77,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   const inline = config.EMBEDDED_MONGO_THREAD === 'inline';
   if (!mongoUri) {
     const path = config.EMBEDDED_MONGO_PATH;
-    const options = { port: config.EMBEDDED_MONGO_PORT, path };
+    const options = { port: config.EMBEDDED_MONGO_PORT, path, cacheMb: config.EMBEDDED_MONGO_CACHE_MB };
     engine = inline
       ? await startEmbeddedMongo(options)
       : await startEmbeddedMongoThread({

@@ -162,6 +162,13 @@ export const settings = {
         schema: port,
         default: '0',
       }),
+      EMBEDDED_MONGO_CACHE_MB: variable({
+        description:
+          "megabytes of documents (as BSON) the embedded engine keeps decoded in memory; the others are read from its store when asked for, so memory stays bounded whatever the data's size",
+        expects: 'a whole number of megabytes, 0 or more',
+        schema: z.coerce.number().int().min(0),
+        default: '64',
+      }),
       EMBEDDED_MONGO_THREAD: variable({
         description:
           "where the embedded engine runs: `worker`, a thread of its own, so a long command keeps that thread busy while the server goes on answering (and the engine gets the `MONGODB_TIMEOUT_MS` bounds like any database); `inline`, on the server's event loop (starts faster: the suite's in-process apps use it)",

@@ -24,6 +24,7 @@ Options:
   --host HOST    interface to listen on (default 127.0.0.1)
   --path DIR     directory of its data, created if missing (default ${DEFAULT_PATH}, as npm start)
   --in-memory    keep the data in memory only, lost on exit
+  --cache-mb N   megabytes of documents cached in memory (default $EMBEDDED_MONGO_CACHE_MB, else 64)
   -h, --help     print this help
 `;
 
@@ -34,6 +35,7 @@ const options = {
   host: { type: 'string', default: '127.0.0.1' },
   path: { type: 'string' },
   'in-memory': { type: 'boolean', default: false },
+  'cache-mb': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   'exit-with-stdin': { type: 'boolean', default: false },
 } as const;
@@ -58,6 +60,9 @@ if (!/^\d+$/.test(args.port ?? '0') || port > 65535)
   badArguments(`--port must be an integer from 0 to 65535 (got "${args.port}")`);
 if (args['in-memory'] && args.path !== undefined) badArguments('--path and --in-memory exclude each other');
 const dataPath = args['in-memory'] ? undefined : path.resolve(args.path ?? DEFAULT_PATH);
+const cacheMb = args['cache-mb'] === undefined ? undefined : Number(args['cache-mb']);
+if (cacheMb !== undefined && (!Number.isFinite(cacheMb) || cacheMb < 0))
+  badArguments(`--cache-mb must be a number of megabytes, 0 or more (got "${args['cache-mb']}")`);
 
 /** One line saying why the engine could not start, and what to do about it. */
 function startupFailure(error: unknown): string {
@@ -74,7 +79,7 @@ function startupFailure(error: unknown): string {
 
 let engine: Awaited<ReturnType<typeof startEmbeddedMongo>>;
 try {
-  engine = await startEmbeddedMongo({ port, host: args.host, path: dataPath });
+  engine = await startEmbeddedMongo({ port, host: args.host, path: dataPath, cacheMb });
 } catch (error) {
   process.stderr.write(`${startupFailure(error)}\n`);
   process.exit(1);

@@ -531,7 +531,7 @@ export class Index {
 export const rootOf = (path: string): string => path.split('.', 1)[0]!;
 
 /** The top-level fields a filter reads, through $and/$or/$nor; null for anything else ($expr...). */
-function filterRoots(filter: Document): string[] | null {
+export function filterRoots(filter: Document): string[] | null {
   const roots: string[] = [];
   for (const [key, value] of Object.entries(filter)) {
     if (!key.startsWith('$')) roots.push(rootOf(key));

@@ -1,15 +1,32 @@
-// The durable store: the engine's collections, index definitions and documents in an LMDB
-// environment (the `lmdb` package) in a directory. Memory stays the engine's working state; after
-// each command the changes it made are written in one LMDB batch (one transaction), and the
-// command's reply waits for that commit to be synced to disk. On open, the state is rebuilt from
-// the store: collections with their options and uuid, indexes from their specs (so the in-memory
-// index structure owes nothing to the file), then the documents in record-id (natural) order.
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+// The store: the engine's collections, index definitions, documents and text indexes in an LMDB
+// environment (the `lmdb` package) in a directory. Documents and text index entries are read from
+// it on demand (records.ts, text-store.ts); the catalog and the ordered indexes are held in memory.
+// After each command the changes it made are written in one LMDB batch (one transaction), and a
+// durable store's reply waits for that commit to be synced to disk. On open, collections come back
+// with their options and uuid, their text indexes as they were, and their ordered indexes built
+// from their specs in one pass over their documents. In memory (no `path`), the same store runs in
+// a temporary directory, unsynced.
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BSON, UUID } from 'bson';
 import { type Database, open, type RootDatabase } from 'lmdb';
-import { ID_INDEX_NAME, type Index } from './indexes.js';
+import { DEFAULT_CACHE_MB, DocumentCache } from './document-cache.js';
+import type { Index } from './indexes.js';
+import type { RecordSpace } from './records.js';
 import { Collection, type Engine, type Persistence } from './storage.js';
+import { TextIndex } from './text-index.js';
+import { type TextDatabase, TextStore, type TextWrite } from './text-store.js';
 import type { Document } from './values.js';
 import { decodeDocument } from './wire.js';
 
@@ -28,23 +45,28 @@ interface CatalogEntry {
   name: string;
   options: Document;
   indexes: Document[];
+  /** Where its text index's entries are in the `text` database (text-store.ts). */
+  text?: string;
 }
 
 /** One write of a commit; without a value, a removal. */
 type Operation =
   | { into: 'catalog'; key: string; value?: Uint8Array }
-  | { into: 'documents'; key: [string, number]; value?: Uint8Array };
+  | { into: 'documents'; key: [string, number]; value?: Uint8Array }
+  | { into: 'text'; key: TextWrite[0]; value?: Uint8Array | undefined };
 
 const SERIALIZE_OPTIONS = { ignoreUndefined: true } as const;
 
 /**
- * The layout this code writes and reads, kept under `layout` in the `meta` database. A store
- * written before the marker existed has the same layout: it gets the marker on its next open.
+ * The layout this code writes and reads, kept under `layout` in the `meta` database. Layout 1 (and a
+ * store written before the marker existed) kept no text index entries: its text indexes are built
+ * once on open, and it becomes layout 2.
  */
-const LAYOUT = 1;
+const LAYOUT = 2;
+const LAYOUTS_READ = new Set([1, LAYOUT]);
 
 /** The named databases of a store of this layout. */
-const OWN_DATABASES = new Set(['catalog', 'documents', 'meta']);
+const OWN_DATABASES = new Set(['catalog', 'documents', 'meta', 'text']);
 
 /** LMDB's magic number, 0xBEEFC0DE, sits at this offset of its data file's first (meta) page. */
 const LMDB_MAGIC_OFFSET = 0x18;
@@ -52,121 +74,189 @@ const LMDB_MAGIC_OFFSET = 0x18;
 /** Paths held by this process, so a second engine here on the same path is refused too. */
 const heldPaths = new Set<string>();
 
-export class DurableStore implements Persistence {
+/** The temporary directories of in-memory stores still open, removed if the process exits first. */
+const temporaryDirs = new Set<string>();
+let removingOnExit = false;
+
+export class Store implements Persistence {
   failure: Error | undefined;
+  readonly records: RecordSpace;
   private readonly saved = new Map<Collection, Saved>();
   private readonly catalog;
   private readonly documents;
+  private readonly texts: TextDatabase;
+  /** Text entries of no index, found on open: removed by the first commit. */
+  private orphans: TextWrite[] = [];
 
   private constructor(
     private readonly root: RootDatabase,
-    private readonly lockFile: string,
+    cache: DocumentCache,
+    /** Whether a command's reply waits for its commit (false in memory: nothing to make durable). */
+    private readonly durable: boolean,
+    /** Unlocks (durable) or removes (in memory) the directory once closed. */
+    private readonly release: () => void,
   ) {
     this.catalog = root.openDB<Uint8Array, string>('catalog', { encoding: 'binary' });
     this.documents = root.openDB<Uint8Array, [string, number]>('documents', { encoding: 'binary' });
+    this.texts = root.openDB('text', { encoding: 'binary' }) as TextDatabase;
+    this.records = { documents: this.documents, cache, texts: this.texts };
   }
 
   /** Opens (creating) the store in `dir`; refuses a directory another live engine is using. */
-  static open(dir: string): DurableStore {
+  static open(dir: string, cache = defaultCache()): Store {
     const resolved = path.resolve(dir);
     mkdirSync(resolved, { recursive: true });
     const lockFile = lockDirectory(resolved);
     try {
       assertLmdbDataFile(resolved);
       // overlappingSync off: a commit resolves only once it is synced to disk. noSync stays off.
-      const root = open({ path: resolved, noSubdir: false, maxDbs: 4, overlappingSync: false });
+      const root = open({ path: resolved, noSubdir: false, maxDbs: 8, overlappingSync: false });
       try {
         claimLayout(root, resolved);
       } catch (err) {
         root.close();
         throw err;
       }
-      return new DurableStore(root, lockFile);
+      return new Store(root, cache, true, () => unlockDirectory(lockFile));
     } catch (err) {
       unlockDirectory(lockFile);
       throw err;
     }
   }
 
-  /** Rebuilds the engine's collections from the store. */
+  /**
+   * The in-memory engine's store: LMDB in a fresh temporary directory, removed on close (or when
+   * the process exits), so documents stay out of the heap there too. Unsynced: nothing is durable.
+   */
+  static temporary(cache = defaultCache()): Store {
+    removeAbandonedTemporaryDirs();
+    const dir = mkdtempSync(path.join(tmpdir(), TEMPORARY_PREFIX));
+    // Its owner, so that a later engine can tell it abandoned when this process is killed.
+    writeFileSync(path.join(dir, 'engine.pid'), String(process.pid));
+    temporaryDirs.add(dir);
+    if (!removingOnExit) process.once('exit', removeTemporaryDirs);
+    removingOnExit = true;
+    const remove = () => {
+      rmSync(dir, { recursive: true, force: true });
+      temporaryDirs.delete(dir);
+    };
+    try {
+      return new Store(open({ path: dir, maxDbs: 8, noSync: true }), cache, false, remove);
+    } catch (err) {
+      remove();
+      throw err;
+    }
+  }
+
+  /**
+   * Puts the stored collections back into the engine, their ordered indexes rebuilt. A text index
+   * built here (a layout 1 store) is written at once, with its catalog entry.
+   */
   load(engine: Engine): void {
+    const named = new Set<string>();
     for (const { key: id, value } of this.catalog.getRange()) {
       const entry = decodeDocument(value) as unknown as CatalogEntry;
-      const collection = new Collection(entry.db, entry.name, entry.options, new UUID(id));
-      for (const spec of entry.indexes) if (spec.name !== ID_INDEX_NAME) collection.createIndex(spec);
-      for (const { key, value: doc } of this.documents.getRange({ start: [id, 0], end: [id, Infinity] })) {
-        collection.restore(key[1], decodeDocument(doc));
-      }
+      const collection = new Collection(this.records, entry.db, entry.name, entry.options, new UUID(id));
+      collection.restoreIndexes(entry.indexes, entry.text);
       engine.db(entry.db).collections.set(entry.name, collection);
-      this.adopt(collection);
+      const text = collection.textIndex;
+      if (!text || text.store.storageId === entry.text) this.saved.set(collection, savedState(collection));
+      if (entry.text) named.add(entry.text);
     }
+    // Entries no catalog entry names: those of a build a crash cut short.
+    for (const id of TextStore.storageIds(this.texts))
+      if (!named.has(id)) for (const write of TextStore.removals(this.texts, id)) this.orphans.push(write);
+    this.commit(engine)?.catch(() => {}); // a failure is kept as this.failure
   }
 
   commit(engine: Engine): Promise<void> | undefined {
     if (this.failure) return Promise.reject(this.failure);
-    const operations = this.changes(engine);
-    if (operations.length === 0) return undefined;
-    return this.documents
+    const { operations, settle, written } = this.changes(engine);
+    if (operations.length === 0 && written.length === 0) return undefined;
+    const committed = this.documents
       .batch(() => {
         for (const op of operations) {
-          const target: Database<Uint8Array, typeof op.key> =
-            op.into === 'catalog' ? this.catalog : this.documents;
+          const target = (
+            op.into === 'catalog' ? this.catalog : op.into === 'documents' ? this.documents : this.texts
+          ) as Database<Uint8Array, typeof op.key>;
           if (op.value) target.put(op.key, op.value);
           else target.remove(op.key);
         }
       })
       .then(
-        () => undefined,
+        () => {
+          for (const done of settle) done();
+        },
         (err: Error) => {
           this.failure ??= err;
           throw err;
         },
       );
+    // A text index built by the command wrote its entries before this commit: readers find them only
+    // in LMDB, so the reply waits for them, in memory too.
+    if (this.durable || written.length > 0) return Promise.all([committed, ...written]).then(() => {});
+    // Readers see the changes through the overlay meanwhile; a failure is kept as this.failure.
+    committed.catch(() => {});
+    return undefined;
   }
 
   async close(): Promise<void> {
     try {
       await this.root.close();
     } finally {
-      unlockDirectory(this.lockFile);
+      this.release();
     }
   }
 
   /**
-   * What to write: a collection the store has not seen yet (created, or put in place by `$out`)
-   * whole; a moved one or one with other indexes its catalog entry; documents changed since the
-   * last commit; and everything of a collection no longer in the engine (dropped).
+   * What to write: the catalog entry of a collection the store has not seen yet (created, or put
+   * in place by `$out`), moved, or with other indexes; every collection's document and text index
+   * changes since the last commit (`settle` once committed); everything of a text index no longer
+   * in the engine; and everything of a collection no longer in the engine (dropped).
    */
-  private changes(engine: Engine): Operation[] {
+  private changes(engine: Engine): {
+    operations: Operation[];
+    settle: (() => void)[];
+    written: Promise<void>[];
+  } {
     const operations: Operation[] = [];
+    const settle: (() => void)[] = [];
+    const written: Promise<void>[] = [];
     const live = new Set<Collection>();
+    const texts = (writes: Iterable<TextWrite>) => {
+      for (const [key, value] of writes) operations.push({ into: 'text', key, value });
+    };
+    texts(this.orphans.splice(0));
     for (const db of engine.databases.values()) {
       for (const collection of db.collections.values()) {
         live.add(collection);
-        const id = collection.uuid.toHexString();
         const saved = this.saved.get(collection);
+        if (saved) for (const gone of droppedTextIndexes(saved.indexes, collection)) texts(gone.store.drop());
         if (!saved || catalogChanged(saved, collection)) operations.push(this.catalogPut(collection));
-        if (!saved) {
-          for (const [seq, doc] of collection.docs) operations.push(documentPut(id, seq, doc));
-          this.adopt(collection);
-          continue;
+        const text = collection.textIndex?.store.takeUnsaved();
+        if (text) {
+          texts(text.writes);
+          settle.push(text.settle);
+          written.push(...text.written);
         }
-        for (const [seq, doc] of collection.unsaved ?? []) {
+        const changes = collection.docs.takeUnsaved();
+        if (changes.length === 0) continue;
+        const id = collection.uuid.toHexString();
+        for (const [seq, doc] of changes) {
           operations.push(doc ? documentPut(id, seq, doc) : { into: 'documents', key: [id, seq] });
         }
-        collection.unsaved?.clear();
+        settle.push(() => collection.docs.settle(changes));
       }
     }
-    for (const collection of this.saved.keys()) {
+    for (const [collection, saved] of this.saved) {
       if (live.has(collection)) continue;
       const id = collection.uuid.toHexString();
-      const seqs = new Set([...collection.docs.keys(), ...(collection.unsaved?.keys() ?? [])]);
-      for (const seq of seqs) operations.push({ into: 'documents', key: [id, seq] });
+      for (const seq of collection.docs.drop()) operations.push({ into: 'documents', key: [id, seq] });
+      for (const gone of droppedTextIndexes(saved.indexes, undefined)) texts(gone.store.drop());
       operations.push({ into: 'catalog', key: id });
       this.saved.delete(collection);
-      collection.unsaved = undefined;
     }
-    return operations;
+    return { operations, settle, written };
   }
 
   private catalogPut(collection: Collection): Operation {
@@ -175,15 +265,44 @@ export class DurableStore implements Persistence {
       name: collection.name,
       options: collection.options,
       indexes: collection.indexSpecs(),
+      text: collection.textIndex?.store.storageId,
     };
     this.saved.set(collection, savedState(collection));
     const key = collection.uuid.toHexString();
     return { into: 'catalog', key, value: BSON.serialize(entry, SERIALIZE_OPTIONS) };
   }
+}
 
-  private adopt(collection: Collection): void {
-    this.saved.set(collection, savedState(collection));
-    collection.unsaved = new Map();
+function defaultCache(): DocumentCache {
+  return new DocumentCache(DEFAULT_CACHE_MB * 2 ** 20);
+}
+
+function removeTemporaryDirs(): void {
+  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
+}
+
+const TEMPORARY_PREFIX = 'embedded-mongo-memory-';
+
+/**
+ * An in-memory engine killed (SIGKILL, a crash) leaves its temporary directory behind: the next one
+ * removes those whose owner is gone. One without an owner yet is being created: left alone.
+ */
+function removeAbandonedTemporaryDirs(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir()).filter((name) => name.startsWith(TEMPORARY_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const dir = path.join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(path.join(dir, 'engine.pid'), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (owner !== process.pid && !isAlive(owner)) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -198,6 +317,12 @@ function savedState(collection: Collection): Saved {
 
 function documentPut(id: string, seq: number, doc: Document): Operation {
   return { into: 'documents', key: [id, seq], value: BSON.serialize(doc, SERIALIZE_OPTIONS) };
+}
+
+/** The text indexes of `saved` that `collection` (undefined: dropped) no longer has. */
+function droppedTextIndexes(saved: Index[], collection: Collection | undefined): TextIndex[] {
+  const live = new Set(collection?.indexes.values());
+  return saved.filter((index): index is TextIndex => index instanceof TextIndex && !live.has(index));
 }
 
 function catalogChanged(saved: Saved, collection: Collection): boolean {
@@ -280,7 +405,7 @@ function claimLayout(root: RootDatabase, dir: string): void {
     throw notOurs(dir, `it holds an LMDB store this engine did not write (databases ${foreign.join(', ')})`);
   const meta = root.openDB<number, string>('meta', {});
   const layout = meta.get('layout');
-  if (layout === undefined) meta.putSync('layout', LAYOUT);
+  if (layout === undefined || (layout !== LAYOUT && LAYOUTS_READ.has(layout))) meta.putSync('layout', LAYOUT);
   else if (layout !== LAYOUT)
     throw notOurs(
       dir,

@@ -34,6 +34,8 @@ export interface ExecutionStats extends ScanStats {
 
 interface Context {
   coll: Collection;
+  /** The top-level fields the command reads of each document (read-fields.ts); undefined: all. */
+  fields: ReadonlySet<string> | undefined;
   matcher: Matcher;
   sort: SortKey[];
   collation: Collation | undefined;
@@ -101,8 +103,7 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
   const { coll, matcher, stats } = ctx;
   switch (node.stage) {
     case 'COLLSCAN': {
-      const docs = node.direction === 1 ? coll.docs : [...coll.docs].reverse();
-      for (const [seq, doc] of docs) {
+      for (const [seq, doc] of coll.docs.entries(node.direction)) {
         stats.docsExamined++;
         yield matcher.test(doc) ? { seq, doc } : undefined;
       }
@@ -117,7 +118,7 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
           continue;
         }
         seen.add(item.seq);
-        const doc = coll.docs.get(item.seq);
+        const doc = coll.docs.read(item.seq, ctx.fields);
         if (!doc) continue;
         stats.docsExamined++;
         yield matcher.test(doc) ? { seq: item.seq, doc } : undefined;
@@ -125,6 +126,11 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
       return;
     }
     case 'SORT': {
+      // A text search sorted by its score alone reads its documents best first: a limit stops it.
+      if (node.input.stage === 'TEXT' && node.sort.length === 1 && node.sort[0]!.textScore) {
+        yield* textMatches(node.input, ctx, true);
+        return;
+      }
       const all: Match[] = [];
       for (const match of execute(node.input, ctx)) {
         if (match) all.push(match);
@@ -133,24 +139,45 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
       yield* sortMatches(all, sortPattern(node.sort), ctx.collation);
       return;
     }
-    case 'TEXT': {
-      const scores = node.index.candidates(node.search.terms, stats);
-      const textMatch = node.index.matcher(node.search);
-      for (const [seq, score] of scores) {
-        const doc = coll.docs.get(seq);
-        if (!doc) continue;
-        stats.docsExamined++;
-        yield textMatch(seq, doc) && matcher.test(doc) ? { seq, doc, score } : undefined;
-      }
+    case 'TEXT':
+      yield* textMatches(node, ctx, false);
       return;
-    }
     default:
       yield* execute({ stage: 'FETCH', input: node }, ctx);
   }
 }
 
+/**
+ * A `$text` search's matches, in the order of the index's candidates or best first (`byScore`,
+ * equal scores in that order, as a sort of them would leave them). The index answers most
+ * candidates; the others read their text, all of it.
+ */
+function* textMatches(
+  node: Extract<PlanNode, { stage: 'TEXT' }>,
+  ctx: Context,
+  byScore: boolean,
+): Generator<Match | undefined> {
+  const { coll, matcher, stats } = ctx;
+  const scores = node.index.candidates(node.search.terms, stats);
+  const textMatch = node.index.matcher(node.search);
+  const candidates = byScore ? [...scores].sort((a, b) => b[1] - a[1]) : scores;
+  for (const [seq, score] of candidates) {
+    const decided = textMatch.decide(seq);
+    if (decided === false) {
+      yield undefined;
+      continue;
+    }
+    const doc = coll.docs.read(seq, decided ? ctx.fields : undefined);
+    if (!doc) continue;
+    stats.docsExamined++;
+    yield (decided || textMatch.test(seq, doc)) && matcher.test(doc) ? { seq, doc, score } : undefined;
+  }
+}
+
 export interface QueryRequest {
   filter: unknown;
+  /** The top-level fields the command reads of each document (read-fields.ts); undefined: all. */
+  fields?: ReadonlySet<string> | undefined;
   sort?: unknown;
   skip?: number;
   /** 0 or absent: no limit. */
@@ -204,7 +231,7 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
   });
   const wanted = limit > 0 ? skip + limit : Number.POSITIVE_INFINITY;
   const runs = candidates.map((plan) => {
-    const ctx: Context = { coll, matcher, sort, collation, stats: stats() };
+    const ctx: Context = { coll, fields: request.fields, matcher, sort, collation, stats: stats() };
     return { plan, ctx, steps: execute(plan.root, ctx), results: [] as Match[], done: false };
   });
   // Only a choice between plans is cached, so only then is the query's shape worked out.

@@ -5,9 +5,10 @@
  * OP_QUERY handshake), so the official `mongodb` driver connects to it exactly as it would to a
  * standalone `mongod`. A planner (planner.ts) serves queries from ordered indexes; matching,
  * updates and aggregation pipelines are evaluated with mingo, numbers keep their BSON types
- * (numbers.ts); unique indexes are enforced. Without `path` data lives only in memory and is lost on
- * `close()`; with `path` it is also kept in an LMDB store there (persistence.ts): a write is
- * acknowledged once it is on disk, and the next start on that path finds everything again.
+ * (numbers.ts); unique indexes are enforced. Documents live in an LMDB store (persistence.ts), read
+ * through a bounded cache (document-cache.ts). With `path` the store is there: a write is
+ * acknowledged once it is on disk, and the next start on that path finds everything again; without
+ * it the store is a temporary directory, and its data is lost on `close()`.
  *
  * `startEmbeddedMongoThread` (thread.ts) runs it on a worker thread of its own, so its commands
  * never hold back the host's event loop (`npm start`); cli.ts runs it alone as a process
@@ -19,7 +20,8 @@
  *
  * It imports nothing but its own modules and its dependencies: the package stands alone.
  */
-import { DurableStore } from './persistence.js';
+import { DEFAULT_CACHE_MB, DocumentCache } from './document-cache.js';
+import { Store } from './persistence.js';
 import { startServer } from './server.js';
 import { Engine } from './storage.js';
 
@@ -30,6 +32,11 @@ export interface EmbeddedMongoOptions {
   host?: string;
   /** Directory of the durable store (created if missing); unset keeps everything in memory. */
   path?: string | undefined;
+  /**
+   * Megabytes (of BSON) of decoded documents kept in memory for point reads; by default
+   * EMBEDDED_MONGO_CACHE_MB, else 64.
+   */
+  cacheMb?: number | undefined;
 }
 
 export interface EmbeddedMongo {
@@ -42,11 +49,12 @@ export interface EmbeddedMongo {
 }
 
 export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Promise<EmbeddedMongo> {
-  const store = options.path === undefined ? undefined : DurableStore.open(options.path);
+  const cache = new DocumentCache(cacheMegabytes(options.cacheMb) * 2 ** 20);
+  const store = options.path === undefined ? Store.temporary(cache) : Store.open(options.path, cache);
   const engine = new Engine(store);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    store?.load(engine);
+    store.load(engine);
     server = await startServer(engine, { host: options.host, port: options.port });
   } catch (err) {
     await engine.close();
@@ -61,4 +69,18 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
       await engine.close();
     },
   };
+}
+
+/** The cache's bound: the option, else the environment's EMBEDDED_MONGO_CACHE_MB, else the default. */
+function cacheMegabytes(option: number | undefined): number {
+  const fromEnvironment = process.env.EMBEDDED_MONGO_CACHE_MB;
+  const [mb, source] =
+    option !== undefined
+      ? [option, 'cacheMb']
+      : fromEnvironment
+        ? [Number(fromEnvironment), 'EMBEDDED_MONGO_CACHE_MB']
+        : [DEFAULT_CACHE_MB, 'default'];
+  if (!Number.isFinite(mb) || mb < 0)
+    throw new Error(`${source} must be a number of megabytes, 0 or more (got ${option ?? fromEnvironment})`);
+  return mb;
 }

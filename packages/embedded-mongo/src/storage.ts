@@ -1,7 +1,7 @@
-// In-memory storage: engine → databases → collections → documents (+ index metadata and entries).
-// Stored documents are never mutated in place: updates build a new object and swap it in, so
-// cursors holding references keep a consistent snapshot of each document. With a durable store
-// (persistence.ts), each collection notes its document changes until the store commits them.
+// The engine's state: engine → databases → collections → documents (+ index metadata and entries).
+// Documents live in the store (records.ts, persistence.ts), indexes in memory. Stored documents are
+// never mutated in place: updates build a new object and swap it in, so cursors holding references
+// keep a consistent snapshot of each document, and the cache may hand one object to every reader.
 import { UUID } from 'bson';
 import { type Collation, parseCollation } from './collation.js';
 import { CursorManager } from './cursors.js';
@@ -17,9 +17,11 @@ import {
   sameIndexOptions,
   validateIndexSpec,
 } from './indexes.js';
+import { type RecordSpace, RecordStore } from './records.js';
 import { SessionCache } from './sessions.js';
 import { TextIndex } from './text-index.js';
 import { isTextKeyPattern, normalizeTextSpec } from './text-spec.js';
+import { newStorageId } from './text-store.js';
 import { type Document, formatValue, isPlainObject, keyString, pathValues } from './values.js';
 
 export function validateDbName(name: string): void {
@@ -47,27 +49,28 @@ export class Collection {
   name: string;
   readonly uuid: UUID;
   readonly options: Document;
-  /** Record id → document, in insertion (natural) order. */
-  readonly docs = new Map<number, Document>();
+  /** Record id → document, in record-id (natural) order. */
+  readonly docs: RecordStore;
   readonly indexes = new Map<string, Index>();
-  /**
-   * Set by a durable store once it holds this collection: record id → new document, or null when
-   * deleted, since its last commit. Undefined in memory, or while the store has not seen it yet.
-   */
-  unsaved: Map<number, Document | null> | undefined;
   /**
    * Bumped when the options or an index's spec change in place (collMod), so a durable store
    * knows to rewrite the catalog entry.
    */
   catalogVersion = 0;
-  private nextSeq = 1;
   private defaultCollationParsed: { collation: Collation | undefined } | undefined;
 
-  constructor(dbName: string, name: string, options: Document = {}, uuid = new UUID()) {
+  constructor(
+    private readonly space: RecordSpace,
+    dbName: string,
+    name: string,
+    options: Document = {},
+    uuid = new UUID(),
+  ) {
     this.dbName = dbName;
     this.name = name;
     this.options = options;
     this.uuid = uuid;
+    this.docs = new RecordStore(space, uuid.toHexString());
     this.indexes.set(ID_INDEX_NAME, new Index({ v: 2, key: { _id: 1 }, name: ID_INDEX_NAME }));
   }
 
@@ -106,20 +109,7 @@ export class Collection {
 
   /** Inserts a document that already has an `_id`. Throws DuplicateKeyError on unique violations. */
   insert(doc: Document): number {
-    const seq = this.nextSeq;
-    this.store(seq, doc);
-    this.nextSeq++;
-    this.unsaved?.set(seq, doc);
-    return seq;
-  }
-
-  /** Puts back a document a durable store held under `seq` (reopening). */
-  restore(seq: number, doc: Document): void {
-    this.store(seq, doc);
-    this.nextSeq = Math.max(this.nextSeq, seq + 1);
-  }
-
-  private store(seq: number, doc: Document): void {
+    const seq = this.docs.lastSeq + 1;
     const allKeys: IndexKey[][] = [];
     for (const index of this.indexes.values()) {
       const keys = index.keysFor(doc);
@@ -130,6 +120,30 @@ export class Collection {
     this.docs.set(seq, doc);
     let i = 0;
     for (const index of this.indexes.values()) index.add(seq, allKeys[i++]!);
+    return seq;
+  }
+
+  /**
+   * Fills the indexes of a collection reopened from the store (its `_id` index and `specs`), in one
+   * pass over its documents. Its text index's entries are in the store already under
+   * `textStorageId`; without one (a store of layout 1) it is built too.
+   */
+  restoreIndexes(specs: Document[], textStorageId: string | undefined): void {
+    const built: Index[] = [this.indexes.get(ID_INDEX_NAME)!];
+    for (const raw of specs) {
+      const spec = normalizeIndexSpec(raw);
+      if (spec.name === ID_INDEX_NAME) continue;
+      const index = newIndex(spec, this.space, textStorageId);
+      this.indexes.set(spec.name, index);
+      if (!(index instanceof TextIndex && index.store.storageId === textStorageId)) built.push(index);
+    }
+    this.fill(built);
+  }
+
+  /** The collection's text index, if it has one (mongod allows one). */
+  get textIndex(): TextIndex | undefined {
+    for (const index of this.indexes.values()) if (index instanceof TextIndex) return index;
+    return undefined;
   }
 
   /** Replaces the document stored under `seq` keeping its natural-order position. */
@@ -151,7 +165,6 @@ export class Collection {
       index.add(seq, newKeys);
     }
     this.docs.set(seq, doc);
-    this.unsaved?.set(seq, doc);
   }
 
   /**
@@ -174,7 +187,6 @@ export class Collection {
     if (!old) return;
     for (const index of this.indexes.values()) index.remove(seq, index.keysFor(old));
     this.docs.delete(seq);
-    this.unsaved?.set(seq, null);
   }
 
   findIndex(nameOrKey: string | Document): Index | undefined {
@@ -238,25 +250,30 @@ export class Collection {
 
   /** An index of `spec` over the documents; E11000 (nothing kept) when a unique one has duplicates. */
   private buildIndex(spec: IndexSpec): Index {
-    let partial: ((doc: Document) => boolean) | undefined;
-    if (spec.partialFilterExpression !== undefined) {
-      if (!isPlainObject(spec.partialFilterExpression)) {
-        throw new CommandError(ErrorCode.TypeMismatch, 'partialFilterExpression must be an object');
-      }
-      const matcher = compileFilter(spec.partialFilterExpression);
-      partial = (doc) => matcher.test(doc);
-    }
-    const index = isTextKeyPattern(spec.key) ? new TextIndex(spec, partial) : new Index(spec, partial);
-    for (const [seq, doc] of this.docs) {
-      const keys = index.keysFor(doc);
-      const conflict = index.conflict(keys, seq);
-      if (conflict) {
-        index.clear();
-        throw this.duplicateKey(index, conflict);
-      }
-      index.add(seq, keys);
-    }
+    const index = newIndex(spec, this.space);
+    this.fill([index]);
     return index;
+  }
+
+  /** Adds every document to `indexes`; on a unique index's duplicate, E11000 and they are emptied. */
+  private fill(indexes: Index[]): void {
+    const texts = indexes.filter((index): index is TextIndex => index instanceof TextIndex);
+    for (const text of texts) text.store.building = true;
+    try {
+      for (const [seq, doc] of this.docs) {
+        for (const index of indexes) {
+          const keys = index.keysFor(doc);
+          const conflict = index.conflict(keys, seq);
+          if (conflict) {
+            for (const emptied of indexes) emptied.clear();
+            throw this.duplicateKey(index, conflict);
+          }
+          index.add(seq, keys);
+        }
+      }
+    } finally {
+      for (const text of texts) text.store.building = false;
+    }
   }
 
   /** Rebuilds the index `name` from a changed spec (collMod's `unique`), keeping its place. */
@@ -284,7 +301,6 @@ export class Collection {
 
   /** Removes all documents (indexes stay defined). */
   truncate(): void {
-    for (const seq of this.docs.keys()) this.unsaved?.set(seq, null);
     this.docs.clear();
     for (const index of this.indexes.values()) index.clear();
   }
@@ -292,6 +308,21 @@ export class Collection {
   indexSpecs(): IndexSpec[] {
     return [...this.indexes.values()].map((index) => index.spec);
   }
+}
+
+/** An empty index of `spec`; a text index keeps its entries in `space` under `textStorageId` or a new id. */
+function newIndex(spec: IndexSpec, space: RecordSpace, textStorageId = newStorageId()): Index {
+  let partial: ((doc: Document) => boolean) | undefined;
+  if (spec.partialFilterExpression !== undefined) {
+    if (!isPlainObject(spec.partialFilterExpression)) {
+      throw new CommandError(ErrorCode.TypeMismatch, 'partialFilterExpression must be an object');
+    }
+    const matcher = compileFilter(spec.partialFilterExpression);
+    partial = (doc) => matcher.test(doc);
+  }
+  return isTextKeyPattern(spec.key)
+    ? new TextIndex(spec, partial, space.texts, textStorageId)
+    : new Index(spec, partial);
 }
 
 function sameKeys(a: IndexKey[], b: IndexKey[]): boolean {
@@ -350,9 +381,11 @@ export function normalizeIndexSpec(raw: Document): IndexSpec {
 export class Database {
   readonly name: string;
   readonly collections = new Map<string, Collection>();
+  private readonly space: RecordSpace;
 
-  constructor(name: string) {
+  constructor(name: string, space: RecordSpace) {
     this.name = name;
+    this.space = space;
   }
 
   collection(name: string): Collection | undefined {
@@ -365,7 +398,7 @@ export class Database {
     if (existing?.isView) throw viewNotCollection(existing.ns);
     if (existing) return { collection: existing, created: false };
     validateCollectionName(this.name, name);
-    const collection = new Collection(this.name, name);
+    const collection = new Collection(this.space, this.name, name);
     this.collections.set(name, collection);
     return { collection, created: true };
   }
@@ -375,7 +408,7 @@ export class Database {
     if (this.collections.has(name)) {
       throw new CommandError(ErrorCode.NamespaceExists, `Collection ${this.name}.${name} already exists.`);
     }
-    const collection = new Collection(this.name, name, options);
+    const collection = new Collection(this.space, this.name, name, options);
     this.collections.set(name, collection);
     return collection;
   }
@@ -389,9 +422,14 @@ export class Database {
 
 const TTL_SWEEP_INTERVAL_MS = 60 * 1000;
 
-/** Where the engine's state is kept beyond memory (persistence.ts), committed after each command. */
+/** Where the engine's documents and catalog are kept (persistence.ts), committed after each command. */
 export interface Persistence {
-  /** Saves what changed since the last commit; undefined when nothing did. Rejects if not saved. */
+  /** Where the collections' documents live (records.ts). */
+  readonly records: RecordSpace;
+  /**
+   * Saves what changed since the last commit; undefined when nothing did or nothing needs waiting
+   * for (in memory). Rejects if not saved.
+   */
   commit(engine: Engine): Promise<void> | undefined;
   /** Set once a commit failed: memory now holds what the disk does not, so nothing may go on. */
   readonly failure: Error | undefined;
@@ -405,9 +443,9 @@ export class Engine {
   readonly startedAt = new Date();
   private nextConnectionId = 1;
   private ttlTimer: NodeJS.Timeout | undefined;
-  private readonly persistence: Persistence | undefined;
+  private readonly persistence: Persistence;
 
-  constructor(persistence?: Persistence) {
+  constructor(persistence: Persistence) {
     this.persistence = persistence;
     // Like mongod's TTL monitor: expired documents are removed about once a minute.
     this.ttlTimer = setInterval(() => {
@@ -420,12 +458,17 @@ export class Engine {
 
   /** Makes the changes of the last command durable; undefined when there is nothing to wait for. */
   commit(): Promise<void> | undefined {
-    return this.persistence?.commit(this);
+    return this.persistence.commit(this);
   }
 
   /** Why this engine can no longer accept commands (its store failed to save), if it cannot. */
   get failure(): Error | undefined {
-    return this.persistence?.failure;
+    return this.persistence.failure;
+  }
+
+  /** Where collections keep their documents: for a collection made outside a database. */
+  get records(): RecordSpace {
+    return this.persistence.records;
   }
 
   /** Deletes documents whose TTL index date + expireAfterSeconds lies before `now`. */
@@ -437,15 +480,15 @@ export class Engine {
           const seconds = index.spec.expireAfterSeconds;
           if (typeof seconds !== 'number' || index.fields.length !== 1) continue;
           const field = index.fields[0]!;
-          for (const [seq, doc] of [...coll.docs]) {
+          const expired: number[] = [];
+          for (const [seq, doc] of coll.docs) {
             let earliest = Number.POSITIVE_INFINITY;
             for (const v of pathValues(doc, field))
               if (v instanceof Date) earliest = Math.min(earliest, v.getTime());
-            if (earliest + seconds * 1000 <= now.getTime()) {
-              coll.delete(seq);
-              removed++;
-            }
+            if (earliest + seconds * 1000 <= now.getTime()) expired.push(seq);
           }
+          for (const seq of expired) coll.delete(seq);
+          removed += expired.length;
         }
       }
     }
@@ -456,7 +499,7 @@ export class Engine {
     let db = this.databases.get(name);
     if (!db) {
       validateDbName(name);
-      db = new Database(name);
+      db = new Database(name, this.records);
       this.databases.set(name, db);
     }
     return db;
@@ -483,6 +526,6 @@ export class Engine {
     if (this.ttlTimer) clearInterval(this.ttlTimer);
     this.ttlTimer = undefined;
     this.cursors.close();
-    await this.persistence?.close();
+    await this.persistence.close();
   }
 }

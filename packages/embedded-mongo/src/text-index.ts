@@ -1,77 +1,37 @@
 // A text index: an inverted index from each term to the records holding it, with the record's
-// score for the term (mongod keeps the same, one (term, score) key per term of a document). A
-// search reads the postings of its terms only, so it costs what it finds, not the collection.
-// Phrases and case/diacritic-sensitive searches are checked on the documents, as mongod does.
+// score for the term (mongod keeps the same, one (term, score) key per term of a document), kept
+// in LMDB (text-store.ts). A search reads the postings of its terms only, so it costs what it
+// finds, not the collection.
+// Phrases are answered from where each word stands (text-positions.ts) for records with plain text;
+// mongod checks them on the documents, which costs a read of every candidate's text. Other records,
+// and case/diacritic-sensitive searches, are checked on the documents.
 
 import { stem } from 'porter2';
 import { type Entry, Index, IndexKey, type IndexSpec, rootOf, type ScanStats } from './indexes.js';
+import { phraseRecords, type RecordWords, recordWords } from './text-positions.js';
 import type { TextSearch } from './text-query.js';
 import { type DocumentTerms, TextSpec } from './text-spec.js';
 import { ENGLISH_STOP_WORDS } from './text-stop-words.js';
+import { type TextDatabase, type TextRecord, TextStore } from './text-store.js';
 import { tokenize } from './text-tokenizer.js';
-import { type Folding, foldString, phraseMatcher } from './text-unicode.js';
+import { type Folding, foldString, isPlain, phraseMatcher } from './text-unicode.js';
 import type { Document } from './values.js';
 
-/** Record ids (ascending) with their scores, in growable typed arrays: 12 bytes a posting. */
-class Postings {
-  seqs = new Uint32Array(4);
-  scores = new Float64Array(4);
-  size = 0;
-
-  private find(seq: number): number {
-    let lo = 0;
-    let hi = this.size;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.seqs[mid]! < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  has(seq: number): boolean {
-    const at = this.find(seq);
-    return at < this.size && this.seqs[at] === seq;
-  }
-
-  add(seq: number, score: number): void {
-    if (this.size === this.seqs.length) {
-      const capacity = Math.ceil(this.size * 1.5);
-      const seqs = new Uint32Array(capacity);
-      seqs.set(this.seqs);
-      const scores = new Float64Array(capacity);
-      scores.set(this.scores);
-      this.seqs = seqs;
-      this.scores = scores;
-    }
-    // Records are added in id order but for updates, which go back in their place.
-    const at = this.size === 0 || this.seqs[this.size - 1]! < seq ? this.size : this.find(seq);
-    if (at < this.size) {
-      this.seqs.copyWithin(at + 1, at, this.size);
-      this.scores.copyWithin(at + 1, at, this.size);
-    }
-    this.seqs[at] = seq;
-    this.scores[at] = score;
-    this.size++;
-  }
-
-  remove(seq: number): void {
-    const at = this.find(seq);
-    if (at >= this.size || this.seqs[at] !== seq) return;
-    this.seqs.copyWithin(at, at + 1, this.size);
-    this.scores.copyWithin(at, at + 1, this.size);
-    this.size--;
-  }
-}
-
-/** A document's one entry in a text index: its terms and their scores. */
+/** A document's one entry in a text index: its terms and their scores, and its words' positions if plain. */
 class TextEntry extends IndexKey {
-  constructor(readonly terms: DocumentTerms) {
+  constructor(
+    readonly terms: DocumentTerms,
+    readonly words: RecordWords | undefined,
+  ) {
     super([]);
   }
 
+  /** Equal for entries of the same terms, scores and word positions (an update that moves words changes it). */
   override get key(): string {
-    return JSON.stringify([...this.terms.scores].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const byName = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
+    const words =
+      this.words && [...this.words].map(([w, p]): [string, string] => [w, Buffer.from(p).toString('base64')]);
+    return JSON.stringify([[...this.terms.scores].sort(byName), words?.sort(byName) ?? null]);
   }
 }
 
@@ -87,52 +47,50 @@ function stopWordStems(): Set<string> {
   return stopWordTerms;
 }
 
+const FULL_FOLDING: Folding = { caseFold: true, stripDiacritics: true };
+
+function recordOf(keys: IndexKey[]): TextRecord | null {
+  const entry = keys[0] as TextEntry | undefined;
+  return entry ? { scores: entry.terms.scores, words: entry.words } : null;
+}
+
 export class TextIndex extends Index {
   readonly text: TextSpec;
-  private readonly postings = new Map<string, Postings>();
-  /** Records with text that is not plain ASCII: phrase matching must fold theirs. */
-  private readonly folded = new Set<number>();
+  readonly store: TextStore;
 
-  constructor(spec: IndexSpec, partialMatcher?: (doc: Document) => boolean) {
+  /** `storageId`: where its entries are in `db` (new for a new index: text-store.ts). */
+  constructor(
+    spec: IndexSpec,
+    partialMatcher: ((doc: Document) => boolean) | undefined,
+    db: TextDatabase,
+    storageId: string,
+  ) {
     super(spec, partialMatcher);
     this.text = new TextSpec(spec);
+    this.store = new TextStore(db, storageId);
   }
 
   override keysFor(doc: Document): IndexKey[] {
     if (this.partial && !this.partial(doc)) return [];
     const terms = this.text.scoreDocument(doc);
-    return terms.scores.size === 0 ? [] : [new TextEntry(terms)];
+    if (terms.scores.size === 0) return [];
+    const words = terms.plain
+      ? recordWords((visit) => this.text.forEachText(doc, (text) => visit(text)))
+      : undefined;
+    return [new TextEntry(terms, words)];
   }
 
   override add(seq: number, keys: IndexKey[]): void {
-    for (const key of keys) {
-      const { scores, plain } = (key as TextEntry).terms;
-      for (const [term, score] of scores) {
-        let list = this.postings.get(term);
-        if (!list) {
-          list = new Postings();
-          this.postings.set(term, list);
-        }
-        list.add(seq, score);
-      }
-      if (!plain) this.folded.add(seq);
-    }
+    const record = recordOf(keys);
+    if (record) this.store.add(seq, record);
   }
 
   override remove(seq: number, keys: IndexKey[]): void {
-    for (const key of keys) {
-      for (const term of (key as TextEntry).terms.scores.keys()) {
-        const list = this.postings.get(term);
-        list?.remove(seq);
-        if (list?.size === 0) this.postings.delete(term);
-      }
-    }
-    this.folded.delete(seq);
+    this.store.remove(seq, recordOf(keys));
   }
 
   override clear(): void {
-    this.postings.clear();
-    this.folded.clear();
+    this.store.clear();
   }
 
   /** Its weighted fields and the language override: null (any field) for the wildcard. */
@@ -171,13 +129,9 @@ export class TextIndex extends Index {
   candidates(terms: string[], stats: ScanStats): Map<number, number> {
     const scores = new Map<number, number>();
     for (const term of terms) {
-      const list = this.postings.get(term);
-      if (!list) continue;
-      stats.keysExamined += list.size;
-      const { seqs, scores: termScores, size } = list;
-      for (let i = 0; i < size; i++) {
-        const seq = seqs[i]!;
-        scores.set(seq, (scores.get(seq) ?? 0) + termScores[i]!);
+      for (const [seq, score] of this.store.scores(term)) {
+        stats.keysExamined++;
+        scores.set(seq, (scores.get(seq) ?? 0) + score);
       }
     }
     return scores;
@@ -187,7 +141,7 @@ export class TextIndex extends Index {
    * The rest of a search (mongod's TEXT_MATCH) for a candidate: no negated term, every phrase,
    * no negated phrase; and, for a case- or diacritic-sensitive search, a term in that form.
    */
-  matcher(search: TextSearch): (seq: number, doc: Document) => boolean {
+  matcher(search: TextSearch): TextMatch {
     const folding: Folding = { caseFold: !search.caseSensitive, stripDiacritics: !search.diacriticSensitive };
     const phrases = search.phrases.map((p) => phraseMatcher(p, folding));
     const negatedPhrases = search.negatedPhrases.map((p) => phraseMatcher(p, folding));
@@ -198,7 +152,19 @@ export class TextIndex extends Index {
       caseSensitive: search.caseSensitive,
       diacriticSensitive: search.diacriticSensitive,
     };
-    const negatedLists = [...search.negated].map((t) => this.postings.get(t));
+    const negated = [...search.negated];
+    const holdsNegated = (seq: number) => negated.some((term) => this.store.holdsTerm(term, seq));
+    // The plain records holding each phrase, read from the positions. A sensitive search's phrase
+    // holds only where its case-insensitive form does, which is all the positions can tell.
+    const recordsHolding = (phrase: string) => {
+      const folded = foldString(phrase, FULL_FOLDING);
+      const records = isPlain(folded)
+        ? phraseRecords(folded, this.store)
+        : { seqs: new Set<number>(), exact: true }; // plain text cannot hold it
+      return records && sensitive ? { ...records, exact: false } : records;
+    };
+    const found = search.phrases.map(recordsHolding);
+    const excluded = search.negatedPhrases.map(recordsHolding);
     const holds = (doc: Document, test: (text: string) => boolean) => {
       let found = false;
       this.text.forEachText(doc, (text) => {
@@ -207,23 +173,51 @@ export class TextIndex extends Index {
       });
       return found;
     };
-    return (seq, doc) => {
-      if (readDocument) {
-        let positive = !sensitive;
-        let negative = false;
-        this.text.forEachText(doc, (text, _weight, language) => {
-          tokenize(text, language, options, (term) => {
-            if (search.positive.has(term)) positive = true;
-            if (search.negated.has(term)) negative = true;
+    return {
+      decide: (seq) => {
+        if (!readDocument && holdsNegated(seq)) return false;
+        if (this.store.isNotPlain(seq)) return undefined;
+        let sure = !readDocument;
+        for (const records of found) {
+          if (!records) sure = false;
+          else if (!records.seqs.has(seq)) return false;
+          else sure &&= records.exact;
+        }
+        for (const records of excluded) {
+          if (!records) sure = false;
+          else if (records.seqs.has(seq)) {
+            if (records.exact) return false;
+            sure = false;
+          }
+        }
+        return sure || undefined;
+      },
+      test: (seq, doc) => {
+        if (readDocument) {
+          let positive = !sensitive;
+          let negative = false;
+          this.text.forEachText(doc, (text, _weight, language) => {
+            tokenize(text, language, options, (term) => {
+              if (search.positive.has(term)) positive = true;
+              if (search.negated.has(term)) negative = true;
+            });
+            return negative;
           });
-          return negative;
-        });
-        if (!positive || negative) return false;
-      } else if (negatedLists.some((list) => list?.has(seq))) return false;
-      if (phrases.length === 0 && negatedPhrases.length === 0) return true;
-      const plain = !this.folded.has(seq);
-      if (!phrases.every((phrase) => holds(doc, (text) => phrase(text, plain)))) return false;
-      return !negatedPhrases.some((phrase) => holds(doc, (text) => phrase(text, plain)));
+          if (!positive || negative) return false;
+        } else if (holdsNegated(seq)) return false;
+        if (phrases.length === 0 && negatedPhrases.length === 0) return true;
+        const plain = !this.store.isNotPlain(seq);
+        if (!phrases.every((phrase) => holds(doc, (text) => phrase(text, plain)))) return false;
+        return !negatedPhrases.some((phrase) => holds(doc, (text) => phrase(text, plain)));
+      },
     };
   }
+}
+
+/** A search's TEXT_MATCH, from the index where it can tell and else from the document. */
+export interface TextMatch {
+  /** Whether the record matches, or undefined when only its document can tell. */
+  decide(seq: number): boolean | undefined;
+  /** Whether the record matches, read from its document. */
+  test(seq: number, doc: Document): boolean;
 }

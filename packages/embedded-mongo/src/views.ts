@@ -103,7 +103,7 @@ export function readableCollection(engine: Engine, dbName: string, name: string)
   const coll = engine.collection(dbName, name);
   if (!coll?.isView) return coll;
   const options = coll.options.collation === undefined ? {} : { collation: coll.options.collation };
-  const transient = new Collection(dbName, name, options);
+  const transient = new Collection(engine.records, dbName, name, options);
   transient.indexes.clear(); // a view's documents need not have a unique `_id`, nor any
   for (const doc of viewDocuments(engine, coll)) transient.insert(doc);
   return transient;

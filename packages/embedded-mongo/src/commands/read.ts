@@ -6,6 +6,7 @@ import { evaluateLet } from '../let.js';
 import { mergeInto, parseMerge } from '../merge.js';
 import { explainQuery, type QueryRequest, runQuery } from '../plan-executor.js';
 import { compileProjection, runPipeline } from '../query.js';
+import { readFields } from '../read-fields.js';
 import { Collection, type Engine, viewNotCollection } from '../storage.js';
 import { textFilterOf } from '../text-query.js';
 import {
@@ -60,7 +61,8 @@ const find: CommandHandler = (cmd, ctx) => {
     textFilterOf(filter) && projectsTextScore(projection) ? new Map<Document, number>() : undefined;
   const transform = compileProjection(projection, filter, extras, scores && ((doc) => scores.get(doc)));
   checkHint(coll, cmd.hint);
-  const request: QueryRequest = { filter, sort, skip, limit, hint: cmd.hint, extras, collation };
+  const fields = readFields(filter, { sort, projection });
+  const request: QueryRequest = { filter, fields, sort, skip, limit, hint: cmd.hint, extras, collation };
   const result = runQuery(coll, request);
   if (scores) for (const m of result.matches) scores.set(m.doc, m.score ?? 0);
   ctx.profile?.plan(result, request);
@@ -130,7 +132,8 @@ const count: CommandHandler = (cmd, ctx) => {
     const n = Math.max(0, coll.count - skip);
     return { n: limit > 0 ? Math.min(n, limit) : n };
   }
-  const request: QueryRequest = { filter: query, skip, limit, hint: cmd.hint, collation };
+  const fields = readFields(query, { keep: [] });
+  const request: QueryRequest = { filter: query, fields, skip, limit, hint: cmd.hint, collation };
   const result = runQuery(coll, request);
   ctx.profile?.plan(result, request);
   checkDeadline(ctx);
@@ -149,7 +152,7 @@ const distinct: CommandHandler = (cmd, ctx) => {
   // Values equal under the collation are one value: the first found stands for them.
   const keyOf = collation ? collationKeyer(collation) : keyString;
   const seen = new Map<string, unknown>();
-  const request: QueryRequest = { filter: query, collation };
+  const request: QueryRequest = { filter: query, fields: readFields(query, { keep: [key] }), collation };
   const result = runQuery(coll, request);
   ctx.profile?.plan(result, request);
   for (const { doc } of result.matches) {
@@ -181,7 +184,7 @@ function writeOut(ctx: CommandContext, target: unknown, docs: Document[]): void 
   const db = engine.db(outDb);
   const existing = db.collection(outColl);
   if (existing?.isView) throw viewNotCollection(existing.ns);
-  const replacement = new Collection(outDb, outColl, existing?.options ?? {});
+  const replacement = new Collection(engine.records, outDb, outColl, existing?.options ?? {});
   for (const spec of existing?.indexSpecs() ?? []) if (spec.name !== '_id_') replacement.createIndex(spec);
   for (const raw of docs) {
     const doc = raw._id === undefined ? { _id: new ObjectId(), ...raw } : raw;

@@ -169,6 +169,79 @@ describe('$text in English', () => {
   });
 });
 
+describe('phrases, as substrings of one string', () => {
+  const name = 'text_phrases';
+  beforeAll(async () => {
+    await coll(name).createIndex({ body: 'text' });
+    await coll(name).insertMany([
+      { _id: 1, body: 'budget roadmap review' },
+      { _id: 2, body: 'the budget, roadmap later' },
+      { _id: 3, body: 'microbudget roadmaps' },
+      { _id: 4, body: 'budget  roadmap' },
+      { _id: 5, body: ['budget', 'roadmap'] },
+      { _id: 6, body: 'Budget Roadmap' },
+      { _id: 7, body: 'budget\nroadmap' },
+      { _id: 8, body: 'café budget roadmap' },
+    ]);
+  });
+
+  it('hold across exactly the characters between their words, and nowhere across two strings', async () => {
+    expect(await ids(name, '"budget roadmap"')).toEqual([1, 3, 6, 8]);
+    expect(await ids(name, '"budget, roadmap"')).toEqual([2]);
+    expect(await ids(name, '"budget  roadmap"')).toEqual([4]);
+    expect(await ids(name, '"budget\nroadmap"')).toEqual([7]);
+  });
+
+  it('may start inside a word and end inside one, or be a part of one word', async () => {
+    // The phrase's words are the terms that find candidates: `roadmap` here.
+    expect(await ids(name, 'roadmap "get road"')).toEqual([1, 3, 6, 8]);
+    expect(await ids(name, 'budget "udge"')).toEqual([1, 2, 4, 5, 6, 7, 8]);
+    expect(await ids(name, 'roadmap " roadmap"')).toEqual([1, 2, 3, 4, 6, 8]);
+    expect(await ids(name, 'roadmap "roadmap "')).toEqual([1, 2]);
+  });
+
+  it('negated, case-sensitive, and after the text changes', async () => {
+    expect(await ids(name, '"budget roadmap" -"roadmap review"')).toEqual([3, 6, 8]);
+    expect(await ids(name, 'roadmap -"budget roadmap"')).toEqual([2, 4, 5, 7]);
+    const sensitive = await coll(name)
+      .find({ $text: { $search: '"Budget Roadmap"', $caseSensitive: true } })
+      .toArray();
+    expect(sensitive.map((d) => d._id)).toEqual([6]);
+    await coll(name).updateOne({ _id: 1 }, { $set: { body: 'roadmap budget' } });
+    await coll(name).deleteOne({ _id: 6 });
+    await coll(name).insertOne({ _id: 9, body: 'a budget roadmap, again' });
+    expect(await ids(name, '"budget roadmap"')).toEqual([3, 8, 9]);
+    // The same words, moved: no term or score changes, the phrase does.
+    await coll(name).updateOne({ _id: 2 }, { $set: { body: 'the budget roadmap, later' } });
+    expect(await ids(name, '"budget roadmap"')).toEqual([2, 3, 8, 9]);
+  });
+});
+
+describe('a text index built over many documents', () => {
+  it('answers as soon as createIndex does, words and phrases alike', async () => {
+    // 3,000 documents of 150 words each: the embedded engine writes such a build as it goes.
+    const c = coll('text_large_build');
+    const words = Array.from({ length: 60 }, (_, i) => `w${i.toString(36)}x`);
+    let seed = 1;
+    const next = () => {
+      seed = (seed * 48271) % 2147483647;
+      return seed / 2147483647;
+    };
+    const docs = Array.from({ length: 3_000 }, (_, i) => ({
+      _id: i,
+      body: Array.from({ length: 150 }, () => words[Math.floor(next() * words.length)]).join(' '),
+    }));
+    await c.insertMany(docs);
+    await c.createIndex({ body: 'text' });
+    const phrase = `${words[1]} ${words[2]}`;
+    const holding = docs.filter((d) => d.body.includes(phrase)).map((d) => d._id);
+    expect(holding.length).toBeGreaterThan(10);
+    expect(await ids('text_large_build', `"${phrase}"`)).toEqual(holding);
+    const withWord = docs.filter((d) => d.body.split(' ').includes(words[7]!)).map((d) => d._id);
+    expect(await ids('text_large_build', words[7]!)).toEqual(withWord);
+  });
+});
+
 describe('$caseSensitive and $diacriticSensitive', () => {
   it('keep the case or the accents of the search words', async () => {
     const c = coll('text_sensitive');
@@ -205,6 +278,41 @@ describe('textScore', () => {
 
   it('orders by weight and by occurrences, highest first', async () => {
     expect(await ranked(name, 'budget')).toEqual([2, 3, 1]);
+  });
+
+  it('best first with a limit, skip and other conditions: the same as the whole list sorted', async () => {
+    const c = coll('text_top');
+    await c.createIndex({ body: 'text' });
+    await c.insertMany(
+      Array.from({ length: 200 }, (_, i) => ({
+        _id: i,
+        team: i % 3,
+        body: `${'budget '.repeat(1 + (i % 7))}and ${'filler '.repeat(i % 11)}notes`,
+      })),
+    );
+    const search = { $text: { $search: 'budget' } };
+    const score = { score: { $meta: 'textScore' } } as const;
+    const all = await c.find(search, { projection: score }).toArray();
+    const best = all
+      .filter((d) => d.team !== 1)
+      .sort((a, b) => b.score - a.score || a._id - b._id)
+      .map((d) => d.score);
+    const top = await c
+      .find({ ...search, team: { $ne: 1 } }, { projection: score })
+      .sort(score)
+      .skip(5)
+      .limit(10)
+      .toArray();
+    expect(top.map((d) => d.score)).toEqual(best.slice(5, 15));
+    if (target.embedded) {
+      // Read best first, the documents after the page are not read.
+      const explained = await c
+        .find({ ...search, team: { $ne: 1 } })
+        .sort(score)
+        .limit(10)
+        .explain('executionStats');
+      expect(explained.executionStats.totalDocsExamined).toBeLessThan(all.length);
+    }
   });
 
   it('is projected in find, beside the fields asked for', async () => {

@@ -84,6 +84,11 @@ describe('npm run engine', () => {
     ['an unknown option', ['--no-such-option'], "Unknown option '--no-such-option'"],
     ['a bad port', ['--port', 'x'], '--port must be an integer from 0 to 65535 (got "x")'],
     ['--path with --in-memory', ['--path', dir, '--in-memory'], '--path and --in-memory exclude each other'],
+    [
+      'a bad cache size',
+      ['--cache-mb', 'lots'],
+      '--cache-mb must be a number of megabytes, 0 or more (got "lots")',
+    ],
   ])('%s: exit 2 with the usage', (_, args, message) => {
     const run = spawnSync(process.execPath, [...cli, ...args], { encoding: 'utf8' });
     expect(run.status).toBe(2);

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { open } from 'lmdb';
-import { Decimal128, Double, Int32, Long, MongoClient, ObjectId } from 'mongodb';
+import { BSON, Decimal128, Double, Int32, Long, MongoClient, ObjectId } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/index.js';
 import { startEngineProcess } from '../../src/process.js';
@@ -25,6 +25,32 @@ async function lmdbStoreWith(db: string, key: string, value: unknown): Promise<s
   await store.openDB(db, {}).put(key, value);
   await store.close();
   return dir;
+}
+
+/** What a closed store's `text` database holds: its entries, and the indexes (storage ids) they belong to. */
+function textEntries(dir: string): { entries: number; indexes: string[] } {
+  const store = open({ path: dir, maxDbs: 8 });
+  try {
+    const keys = [...store.openDB('text', { encoding: 'binary' }).getKeys()] as unknown[][];
+    return { entries: keys.length, indexes: [...new Set(keys.map((key) => String(key[0])))] };
+  } finally {
+    store.close();
+  }
+}
+
+interface Note {
+  _id: number;
+  body: string;
+}
+
+async function phrase(client: MongoClient, search: string): Promise<unknown[]> {
+  const found = await client
+    .db('app')
+    .collection<Note>('notes')
+    .find({ $text: { $search: search } })
+    .sort({ _id: 1 })
+    .toArray();
+  return found.map((d) => d._id);
 }
 
 async function start(dir: string): Promise<{ engine: EmbeddedMongo; client: MongoClient }> {
@@ -170,6 +196,97 @@ describe('embedded engine with a data directory', () => {
     expect(await search(second.client)).toEqual(before);
   });
 
+  it('keeps the text index in the store: reopening reads its entries, it builds nothing', async () => {
+    const dir = dataDir();
+    const first = await start(dir);
+    const notes = first.client.db('app').collection<Note>('notes');
+    await notes.createIndex({ body: 'text' });
+    await notes.insertMany([
+      { _id: 1, body: 'the budget roadmap' },
+      { _id: 2, body: 'café budget roadmap' },
+      { _id: 3, body: 'roadmap, budget' },
+    ]);
+    await notes.updateOne({ _id: 3 }, { $set: { body: 'a budget roadmap' } });
+    for (const resource of opened.splice(0)) await resource.close();
+    const stored = textEntries(dir);
+    expect(stored.indexes.length).toBe(1);
+
+    const second = await start(dir);
+    expect(await phrase(second.client, '"budget roadmap"')).toEqual([1, 2, 3]);
+    for (const resource of opened.splice(0)) await resource.close();
+    // A rebuild would have written the entries again under a new storage id.
+    expect(textEntries(dir)).toEqual(stored);
+  });
+
+  it("removes a text index's entries when the index or its collection is dropped", async () => {
+    const dir = dataDir();
+    const { client } = await start(dir);
+    const notes = client.db('app').collection<Note>('notes');
+    await notes.createIndex({ body: 'text' }, { name: 'search' });
+    await notes.insertMany([{ _id: 1, body: 'budget roadmap' }]);
+    await notes.dropIndex('search');
+    await notes.createIndex({ body: 'text' }, { name: 'search' });
+    expect(await phrase(client, '"budget roadmap"')).toEqual([1]);
+    await client.db('app').dropCollection('notes');
+    for (const resource of opened.splice(0)) await resource.close();
+    expect(textEntries(dir)).toEqual({ entries: 0, indexes: [] });
+  });
+
+  it('removes on open the text entries no index names (a build a crash cut short)', async () => {
+    const dir = dataDir();
+    const first = await start(dir);
+    const notes = first.client.db('app').collection<Note>('notes');
+    await notes.createIndex({ body: 'text' });
+    await notes.insertOne({ _id: 1, body: 'budget roadmap' });
+    for (const resource of opened.splice(0)) await resource.close();
+    const kept = textEntries(dir);
+    const store = open({ path: dir, maxDbs: 8 });
+    const texts = store.openDB('text', { encoding: 'binary' });
+    await texts.put(['cut-short', 0, 'budget', 7], new Uint8Array(8));
+    await texts.put(['cut-short', 3, 'budget'], new Uint8Array([1]));
+    await store.close();
+
+    const second = await start(dir);
+    expect(await phrase(second.client, '"budget roadmap"')).toEqual([1]);
+    for (const resource of opened.splice(0)) await resource.close();
+    expect(textEntries(dir)).toEqual(kept);
+  });
+
+  it('builds the text index of a layout 1 store (which kept no entries) once, and marks it layout 2', async () => {
+    const dir = dataDir();
+    const first = await start(dir);
+    const notes = first.client.db('app').collection<Note>('notes');
+    await notes.createIndex({ body: 'text' });
+    await notes.insertMany([
+      { _id: 1, body: 'budget roadmap' },
+      { _id: 2, body: 'roadmap budget' },
+    ]);
+    for (const resource of opened.splice(0)) await resource.close();
+    // As layout 1 left a store: no text database, no storage id in the catalog.
+    const old = open({ path: dir, maxDbs: 8 });
+    await old.openDB('text', { encoding: 'binary' }).drop();
+    const catalog = old.openDB<Uint8Array, string>('catalog', { encoding: 'binary' });
+    for (const { key, value } of catalog.getRange()) {
+      const { text: _, ...entry } = BSON.deserialize(value);
+      await catalog.put(key, BSON.serialize(entry));
+    }
+    await old.openDB('meta', {}).put('layout', 1);
+    await old.close();
+
+    const second = await start(dir);
+    expect(await phrase(second.client, '"budget roadmap"')).toEqual([1]);
+    for (const resource of opened.splice(0)) await resource.close();
+    const built = textEntries(dir);
+    expect(built.indexes.length).toBe(1);
+    const marked = open({ path: dir, maxDbs: 8 });
+    expect(marked.openDB('meta', {}).get('layout')).toBe(2);
+    await marked.close();
+
+    await start(dir);
+    for (const resource of opened.splice(0)) await resource.close();
+    expect(textEntries(dir)).toEqual(built);
+  });
+
   it("keeps a client bulkWrite's writes to collections of two databases", async () => {
     const dir = dataDir();
     const first = await start(dir);
@@ -251,9 +368,9 @@ describe('embedded engine with a data directory', () => {
       'it holds an LMDB store this engine did not write (databases sessions)',
     );
 
-    const newer = await lmdbStoreWith('meta', 'layout', 2);
+    const newer = await lmdbStoreWith('meta', 'layout', 3);
     await expect(startEmbeddedMongo({ path: newer })).rejects.toThrow(
-      'it was written in layout 2 by another version of the engine, which reads layout 1',
+      'it was written in layout 3 by another version of the engine, which reads layout 2',
     );
   });
 

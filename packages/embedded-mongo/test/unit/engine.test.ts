@@ -2,13 +2,14 @@
 import { Decimal128, Long, ObjectId } from 'bson';
 import { afterEach, describe, expect, it } from 'vitest';
 import { executeCommand } from '../../src/commands/index.js';
+import { Store } from '../../src/persistence.js';
 import { Engine } from '../../src/storage.js';
 import { compareValues, keyString } from '../../src/values.js';
 import { MessageFramer, WireProtocolError } from '../../src/wire.js';
 
 const engines: Engine[] = [];
-afterEach(() => {
-  for (const e of engines.splice(0)) e.close();
+afterEach(async () => {
+  await Promise.all(engines.splice(0).map((e) => e.close()));
 });
 
 function run(engine: Engine, body: Record<string, unknown>, dbName = 'unit') {
@@ -16,7 +17,7 @@ function run(engine: Engine, body: Record<string, unknown>, dbName = 'unit') {
 }
 
 function newEngine(): Engine {
-  const engine = new Engine();
+  const engine = new Engine(Store.temporary());
   engines.push(engine);
   return engine;
 }

@@ -1,0 +1,114 @@
+// The engine-wide cache of decoded documents, so the documents read again skip LMDB and BSON
+// decoding. Bounded by the documents' BSON sizes. Every collection's record store (records.ts) has a
+// partition of it: its own entries by record id, under the one bound. Cached documents are shared
+// with every reader, which is safe because the engine never mutates a stored document in place.
+//
+// Scan-resistant (a segmented LRU): what a collection scan reads waits in a segment of its own and
+// is evicted first, so one pass over a large collection cannot flush what point reads (by record
+// id, after an index scan) keep using; a point read of a scanned document moves it to theirs. A
+// collection that fits is still scanned from the cache the next time.
+import type { Document } from './values.js';
+
+/**
+ * 64 MB of BSON is a few times that in decoded objects (the heap holds every field as a
+ * JavaScript value): a few hundred MB of heap at most, well under what holding every document
+ * cost, yet room for the working set of the gateway's pages (meetings and their latest lines).
+ */
+export const DEFAULT_CACHE_MB = 64;
+
+interface Entry {
+  readonly partition: Map<number, Entry>;
+  readonly seq: number;
+  readonly doc: Document;
+  readonly bytes: number;
+  /** Brought in by a scan and not read by a point read since. */
+  scanned: boolean;
+}
+
+export class DocumentCache {
+  /** Entries a scan brought in that no point read has asked for since, oldest first. */
+  private readonly scanned = new Set<Entry>();
+  /** Entries point reads asked for, least recently used first (a Set keeps insertion order). */
+  private readonly used = new Set<Entry>();
+  private held = 0;
+
+  constructor(readonly capacityBytes: number) {}
+
+  /** The BSON bytes of the documents it holds: never above `capacityBytes`. */
+  get bytes(): number {
+    return this.held;
+  }
+
+  partition(): CachePartition {
+    return new CachePartition(this);
+  }
+
+  /** @internal A point read of `entry`: now the most recently used. */
+  touch(entry: Entry): void {
+    this.segmentOf(entry).delete(entry);
+    entry.scanned = false;
+    this.used.add(entry);
+  }
+
+  /** @internal Holds `entry`, evicting the oldest scanned entries, then the least recently used. */
+  admit(entry: Entry): void {
+    this.segmentOf(entry).add(entry);
+    this.held += entry.bytes;
+    while (this.held > this.capacityBytes) {
+      const oldest = (this.scanned.size > 0 ? this.scanned : this.used).values().next().value!;
+      oldest.partition.delete(oldest.seq);
+      this.drop(oldest);
+    }
+  }
+
+  /** @internal */
+  drop(entry: Entry): void {
+    this.segmentOf(entry).delete(entry);
+    this.held -= entry.bytes;
+  }
+
+  private segmentOf(entry: Entry): Set<Entry> {
+    return entry.scanned ? this.scanned : this.used;
+  }
+}
+
+/** One collection's documents in the cache, by record id. */
+export class CachePartition {
+  private readonly entries = new Map<number, Entry>();
+
+  constructor(private readonly cache: DocumentCache) {}
+
+  /** A point read's lookup: the cached document, now the most recently used. */
+  get(seq: number): Document | undefined {
+    const entry = this.entries.get(seq);
+    if (!entry) return undefined;
+    this.cache.touch(entry);
+    return entry.doc;
+  }
+
+  /** A scan's lookup: the cached document, its place unchanged. */
+  peek(seq: number): Document | undefined {
+    return this.entries.get(seq)?.doc;
+  }
+
+  /** Caches a document read from the store; `bytes`, its BSON size, is what it costs. */
+  put(seq: number, doc: Document, bytes: number, byScan: boolean): void {
+    if (bytes > this.cache.capacityBytes) return;
+    this.evict(seq);
+    const entry: Entry = { partition: this.entries, seq, doc, bytes, scanned: byScan };
+    this.entries.set(seq, entry);
+    this.cache.admit(entry);
+  }
+
+  evict(seq: number): void {
+    const entry = this.entries.get(seq);
+    if (!entry) return;
+    this.entries.delete(seq);
+    this.cache.drop(entry);
+  }
+
+  clear(): void {
+    for (const entry of this.entries.values()) this.cache.drop(entry);
+    this.entries.clear();
+  }
+}

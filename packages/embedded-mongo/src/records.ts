@@ -1,0 +1,197 @@
+// A collection's documents by record id, kept in the store's `documents` database
+// (persistence.ts: key [collection uuid, record id], value the document's BSON) and read on demand,
+// point reads through the engine's bounded cache (document-cache.ts). The interface is a Map's
+// (get, has, set, delete, size, iteration in record-id order), so the engine reads it as it read
+// the Map that held every document before.
+//
+// Writes are not put in LMDB here: each goes to an overlay (record id → new document, or null when
+// deleted) and is noted as unsaved; after the command the store takes the unsaved changes into one
+// LMDB transaction (takeUnsaved) and, once it committed, drops from the overlay what it wrote
+// (settle). Reads look in the overlay first, so they see the command's own writes and those whose
+// commit is still in flight.
+import type { Database } from 'lmdb';
+import type { CachePartition, DocumentCache } from './document-cache.js';
+import { LARGE_DOCUMENT_BYTES, partialDocument, storedDocument } from './stored-document.js';
+import type { TextDatabase } from './text-store.js';
+import type { Document } from './values.js';
+
+/** Key [collection uuid as hex, record id] → the document's BSON. */
+export type DocumentsDatabase = Database<Uint8Array, [string, number]>;
+
+/** What every collection's records share: the store's documents and the engine-wide cache. */
+export interface RecordSpace {
+  readonly documents: DocumentsDatabase;
+  readonly cache: DocumentCache;
+  /** Where text indexes keep their entries (text-store.ts). */
+  readonly texts: TextDatabase;
+}
+
+/** A change of a command, for the store to write: the new document, or null for a deletion. */
+export type RecordChange = readonly [seq: number, doc: Document | null];
+
+export class RecordStore implements Iterable<[number, Document]> {
+  private readonly overlay = new Map<number, Document | null>();
+  private readonly unsaved = new Set<number>();
+  private readonly cached: CachePartition;
+  private count: number;
+  private highest: number;
+
+  constructor(
+    private readonly space: RecordSpace,
+    private readonly collectionId: string,
+  ) {
+    this.cached = space.cache.partition();
+    this.count = space.documents.getCount(this.range(1));
+    this.highest = 0;
+    for (const [, seq] of space.documents.getKeys({ ...this.range(-1), limit: 1 })) this.highest = seq;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** The highest record id this collection has held: a new document takes one above it. */
+  get lastSeq(): number {
+    return this.highest;
+  }
+
+  get(seq: number): Document | undefined {
+    const changed = this.overlay.get(seq);
+    if (changed !== undefined) return changed ?? undefined;
+    return this.cached.get(seq) ?? this.load(seq, false);
+  }
+
+  /**
+   * The document, or only its top-level `fields` when given and it is a large one the store must
+   * give (a changed, cached or small document is given whole): a find reading three fields of a
+   * 100 KB transcript copies and decodes those alone. Such a part is not cached.
+   */
+  read(seq: number, fields: ReadonlySet<string> | undefined): Document | undefined {
+    if (!fields) return this.get(seq);
+    const changed = this.overlay.get(seq);
+    if (changed !== undefined) return changed ?? undefined;
+    const cached = this.cached.get(seq);
+    if (cached) return cached;
+    // LMDB's own buffer, reused by its next read: no copy of the whole document.
+    const bytes = this.space.documents.getBinaryFast([this.collectionId, seq]);
+    if (!bytes) return undefined;
+    return bytes.length < LARGE_DOCUMENT_BYTES ? this.load(seq, false) : partialDocument(bytes, fields);
+  }
+
+  has(seq: number): boolean {
+    const changed = this.overlay.get(seq);
+    if (changed !== undefined) return changed !== null;
+    // Every record id comes through set, so none above the highest is stored: no lookup for inserts.
+    if (seq > this.highest) return false;
+    return this.cached.peek(seq) !== undefined || this.space.documents.doesExist([this.collectionId, seq]);
+  }
+
+  set(seq: number, doc: Document): this {
+    if (!this.has(seq)) this.count++;
+    this.highest = Math.max(this.highest, seq);
+    this.change(seq, doc);
+    return this;
+  }
+
+  delete(seq: number): boolean {
+    if (!this.has(seq)) return false;
+    this.count--;
+    this.change(seq, null);
+    return true;
+  }
+
+  clear(): void {
+    for (const seq of [...this.keys()]) this.change(seq, null);
+    this.count = 0;
+  }
+
+  /** Documents in record-id order, ascending (1) or descending (-1). */
+  *entries(direction: 1 | -1 = 1): Generator<[number, Document]> {
+    for (const [seq, doc] of this.merged(direction, true)) yield [seq, doc!];
+  }
+
+  *keys(direction: 1 | -1 = 1): Generator<number> {
+    for (const [seq] of this.merged(direction, false)) yield seq;
+  }
+
+  *values(direction: 1 | -1 = 1): Generator<Document> {
+    for (const [, doc] of this.merged(direction, true)) yield doc!;
+  }
+
+  [Symbol.iterator](): Iterator<[number, Document]> {
+    return this.entries();
+  }
+
+  /** The changes since the last call, for the store to write in its next commit. */
+  takeUnsaved(): RecordChange[] {
+    const changes: RecordChange[] = [];
+    for (const seq of this.unsaved) changes.push([seq, this.overlay.get(seq)!]);
+    this.unsaved.clear();
+    return changes;
+  }
+
+  /** `changes` are committed: LMDB now answers for those not changed again since. */
+  settle(changes: RecordChange[]): void {
+    for (const [seq, doc] of changes) if (this.overlay.get(seq) === doc) this.overlay.delete(seq);
+  }
+
+  /**
+   * The collection is dropped: its cached documents go, and this lists every record id LMDB may
+   * hold for it, stored or written by a commit still in flight, for the store to remove.
+   */
+  drop(): number[] {
+    this.cached.clear();
+    const seqs = new Set(this.overlay.keys());
+    for (const [, seq] of this.space.documents.getKeys(this.range(1))) seqs.add(seq);
+    return [...seqs];
+  }
+
+  /** The stored document, decoded (a large one as its fields are read: lazy-document.ts) and cached. */
+  private load(seq: number, byScan: boolean): Document | undefined {
+    // `get` gives the bytes a copy of their own, which a lazily decoded document may keep.
+    const bytes = this.space.documents.get([this.collectionId, seq]);
+    if (!bytes) return undefined;
+    const doc = storedDocument(bytes);
+    this.cached.put(seq, doc, bytes.length, byScan);
+    return doc;
+  }
+
+  private change(seq: number, doc: Document | null): void {
+    this.overlay.set(seq, doc);
+    this.unsaved.add(seq);
+    this.cached.evict(seq);
+  }
+
+  private range(direction: 1 | -1) {
+    const id = this.collectionId;
+    return direction === 1
+      ? { start: [id, 0], end: [id, Number.POSITIVE_INFINITY] }
+      : { start: [id, Number.POSITIVE_INFINITY], end: [id, 0], reverse: true };
+  }
+
+  /**
+   * The stored records merged with the overlay, in record-id order. Keys come from LMDB alone, so
+   * a cached document costs no read of its bytes; one that is not is cached as scanned (evicted
+   * first, see document-cache.ts).
+   */
+  private *merged(direction: 1 | -1, withDocs: boolean): Generator<[number, Document | undefined]> {
+    const changed = [...this.overlay.keys()].sort((a, b) => (a - b) * direction);
+    let next = 0;
+    const fromOverlay = (seq: number): [number, Document] | undefined => {
+      const doc = this.overlay.get(seq);
+      return doc ? [seq, doc] : undefined;
+    };
+    for (const [, seq] of this.space.documents.getKeys(this.range(direction))) {
+      while (next < changed.length && (changed[next]! - seq) * direction < 0) {
+        const entry = fromOverlay(changed[next++]!);
+        if (entry) yield entry;
+      }
+      if (changed[next] === seq) continue; // changed: its overlay version comes in its turn
+      yield [seq, withDocs ? (this.cached.peek(seq) ?? this.load(seq, true)) : undefined];
+    }
+    while (next < changed.length) {
+      const entry = fromOverlay(changed[next++]!);
+      if (entry) yield entry;
+    }
+  }
+}

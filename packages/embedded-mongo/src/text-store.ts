@@ -1,0 +1,305 @@
+// A text index's entries, kept in the store's `text` database (persistence.ts) rather than in the
+// heap: for each record, its terms with their scores (what a search looks up), where its words
+// stand if its text is plain (what a phrase looks up: text-positions.ts), or that it is not plain;
+// and the words the index has seen, for phrases that start or end inside a word. Keys begin with
+// the index's storage id, a name of its own written in the collection's catalog entry, so a
+// dropped and recreated index never reads the entries of the one before.
+//
+// As for documents (records.ts), a command's changes are not put in LMDB here: they wait in memory,
+// where every read looks first, until the store writes them in its next commit (takeUnsaved) and
+// that commit is done (settle). Records changed and not yet settled are read from memory alone.
+import { randomBytes } from 'node:crypto';
+import type { Database } from 'lmdb';
+import {
+  type EncodedPositions,
+  type PositionSource,
+  type RecordWords,
+  WordPositions,
+} from './text-positions.js';
+
+/** [storage id, kind, term or word, record id], or [storage id, WORD_SEEN, word]. */
+type TextKey = [string, number, string, number] | [string, number, string];
+export type TextDatabase = Database<Uint8Array, TextKey>;
+
+const TERM = 0;
+const POSITIONS = 1;
+const NOT_PLAIN = 2;
+const WORD_SEEN = 3;
+const LAST_RECORD = Number.MAX_SAFE_INTEGER;
+const PRESENT = new Uint8Array([1]);
+/** A build writes its entries this many at a time (some 20 MB), rather than all at the command's end. */
+const BUILD_WRITES_AT_ONCE = 200_000;
+
+/** What a text index holds for one record. */
+export interface TextRecord {
+  scores: Map<string, number>;
+  /** Where its words stand; undefined when its text is not plain. */
+  words: RecordWords | undefined;
+}
+
+/** A write of the store's next commit: a put, or a removal when the value is undefined. */
+export type TextWrite = readonly [key: TextKey, value: Uint8Array | undefined];
+
+interface Pending {
+  /** What LMDB holds for the record once the commits already taken are done. */
+  stored: TextRecord | null;
+  /** What the record is now. */
+  current: TextRecord | null;
+  /** Changed since the store last took the changes. */
+  unsaved: boolean;
+}
+
+export function newStorageId(): string {
+  return randomBytes(6).toString('base64url');
+}
+
+export class TextStore implements PositionSource {
+  private readonly pending = new Map<number, Pending>();
+  // The current version of each pending record, by term and by word.
+  private readonly terms = new Map<string, Map<number, number>>();
+  private readonly positionsInMemory = new WordPositions();
+  private readonly notPlain = new Set<number>();
+  /** Words with entries in LMDB (loaded when first needed); never shrinks, which costs nothing. */
+  private wordsSeen: Set<string> | undefined;
+  /** Cleared (truncated) in this command: LMDB's entries are gone once the next commit is done. */
+  private clearing: TextWrite[] | undefined;
+  /** Clears taken into a commit not done yet: until then LMDB's entries are not read. */
+  private clearsInFlight = 0;
+  /**
+   * Set while the index is built over a collection's documents: its entries are then written as
+   * they come, in batches of their own, since its storage id is in no catalog entry until the
+   * command's commit (a build cut short leaves entries no index names: removed on the next open).
+   */
+  building = false;
+  private unsavedWrites = 0;
+  private buildWrites: Promise<void>[] = [];
+
+  constructor(
+    private readonly db: TextDatabase,
+    readonly storageId: string,
+  ) {}
+
+  private get storedIgnored(): boolean {
+    return this.clearing !== undefined || this.clearsInFlight > 0;
+  }
+
+  add(seq: number, record: TextRecord): void {
+    const pending = this.pendingOf(seq, null);
+    pending.current = record;
+    pending.unsaved = true;
+    this.hold(seq, record);
+    if (!this.building) return;
+    this.unsavedWrites += record.scores.size + (record.words?.size ?? 1);
+    if (this.unsavedWrites >= BUILD_WRITES_AT_ONCE) this.writeBuilt();
+  }
+
+  /** Writes what a build has held so far and lets it go (see `building`). */
+  private writeBuilt(): void {
+    const { writes, settle, written } = this.takeUnsaved();
+    settle(); // nothing reads the index before the command's commit, which comes after this batch
+    this.unsavedWrites = 0;
+    const db = this.db;
+    const batch = db.batch(() => {
+      for (const [key, value] of writes) {
+        if (value) db.put(key, value);
+        else db.remove(key);
+      }
+    });
+    this.buildWrites = [...written, batch.then(() => {})];
+  }
+
+  /** The record's entries go; `record` is what it held, as the index computes it from the old document. */
+  remove(seq: number, record: TextRecord | null): void {
+    const pending = this.pendingOf(seq, record);
+    if (pending.current) this.release(seq, pending.current);
+    pending.current = null;
+    pending.unsaved = true;
+  }
+
+  /** Every record's entries go. */
+  clear(): void {
+    const removals: TextWrite[] = this.clearing ?? [];
+    // What commits already taken will write is not in LMDB yet: removed by name.
+    for (const [seq, { stored }] of this.pending)
+      if (stored) removals.push(...this.writes(seq, stored, false));
+    this.clearing = removals;
+    this.pending.clear();
+    this.terms.clear();
+    this.positionsInMemory.clear();
+    this.notPlain.clear();
+  }
+
+  /** The records holding `term`, with their scores. */
+  *scores(term: string): Generator<readonly [number, number]> {
+    if (!this.storedIgnored) {
+      for (const { key, value } of this.db.getRange(this.range(TERM, term))) {
+        const seq = key[3] as number;
+        if (!this.pending.has(seq))
+          yield [seq, new DataView(value.buffer, value.byteOffset, 8).getFloat64(0, true)];
+      }
+    }
+    const held = this.terms.get(term);
+    if (held) yield* held;
+  }
+
+  holdsTerm(term: string, seq: number): boolean {
+    if (this.pending.has(seq) || this.storedIgnored) return this.terms.get(term)?.has(seq) ?? false;
+    return this.db.doesExist([this.storageId, TERM, term, seq]);
+  }
+
+  /** Whether the record's text is not plain (its phrases are checked on the document). */
+  isNotPlain(seq: number): boolean {
+    if (this.pending.has(seq) || this.storedIgnored) return this.notPlain.has(seq);
+    return this.db.doesExist([this.storageId, NOT_PLAIN, '', seq]);
+  }
+
+  *words(): Generator<string> {
+    yield* this.seen();
+    for (const word of this.positionsInMemory.words()) if (!this.seen().has(word)) yield word;
+  }
+
+  *positions(word: string): Generator<readonly [number, EncodedPositions]> {
+    if (!this.storedIgnored) {
+      for (const { key, value } of this.db.getRange(this.range(POSITIONS, word))) {
+        const seq = key[3] as number;
+        if (!this.pending.has(seq)) yield [seq, Uint8Array.from(value)];
+      }
+    }
+    yield* this.positionsInMemory.positions(word);
+  }
+
+  /**
+   * The changes since the last call, for the store's next commit, and what to call once it is done;
+   * `written`: batches a build wrote since (the commit must wait for them, in memory too).
+   */
+  takeUnsaved(): { writes: TextWrite[]; settle: () => void; written: Promise<void>[] } {
+    const writes: TextWrite[] = [];
+    const cleared = this.clearing !== undefined;
+    if (cleared) {
+      for (const write of TextStore.removals(this.db, this.storageId)) writes.push(write);
+      for (const write of this.clearing!) writes.push(write);
+      this.clearing = undefined;
+      this.clearsInFlight++;
+    }
+    const taken: [number, TextRecord | null][] = [];
+    for (const [seq, pending] of this.pending) {
+      if (!pending.unsaved) continue;
+      if (pending.stored) writes.push(...this.writes(seq, pending.stored, false));
+      if (pending.current) writes.push(...this.writes(seq, pending.current, true));
+      pending.stored = pending.current;
+      pending.unsaved = false;
+      taken.push([seq, pending.current]);
+    }
+    const settle = () => {
+      if (cleared) this.clearsInFlight--;
+      for (const [seq, record] of taken) {
+        const pending = this.pending.get(seq);
+        if (!pending || pending.unsaved || pending.current !== record) continue;
+        this.pending.delete(seq);
+        if (record) this.release(seq, record);
+      }
+    };
+    const written = this.buildWrites;
+    this.buildWrites = [];
+    return { writes, settle, written };
+  }
+
+  /** The index is dropped: removals of everything it has or will have in LMDB. */
+  drop(): TextWrite[] {
+    this.clear();
+    const { writes, settle } = this.takeUnsaved();
+    settle();
+    return writes;
+  }
+
+  /** The storage ids that have entries in `db`. */
+  static storageIds(db: TextDatabase): string[] {
+    const ids: string[] = [];
+    for (;;) {
+      const after = ids.length === 0 ? undefined : [ids[ids.length - 1]!, WORD_SEEN + 1];
+      const [key] = db.getKeys({ start: after as TextKey | undefined, limit: 1 });
+      if (!key) return ids;
+      ids.push(key[0]);
+    }
+  }
+
+  /** Removals of everything `db` holds under `storageId`. */
+  static removals(db: TextDatabase, storageId: string): TextWrite[] {
+    const range = {
+      start: [storageId] as unknown as TextKey,
+      end: [storageId, WORD_SEEN + 1] as unknown as TextKey,
+    };
+    return [...db.getKeys(range)].map((key): TextWrite => [key, undefined]);
+  }
+
+  private pendingOf(seq: number, stored: TextRecord | null): Pending {
+    let pending = this.pending.get(seq);
+    if (!pending) {
+      // Not pending: LMDB holds what the caller says the record held.
+      pending = { stored: this.storedIgnored ? null : stored, current: null, unsaved: false };
+      this.pending.set(seq, pending);
+    }
+    return pending;
+  }
+
+  /** Puts (or removals) of a record's entries. */
+  private writes(seq: number, record: TextRecord, put: boolean): TextWrite[] {
+    const id = this.storageId;
+    const writes: TextWrite[] = [];
+    for (const [term, score] of record.scores) {
+      let value: Uint8Array | undefined;
+      if (put) {
+        value = new Uint8Array(8);
+        new DataView(value.buffer).setFloat64(0, score, true);
+      }
+      writes.push([[id, TERM, term, seq], value]);
+    }
+    if (record.words) {
+      const seen = put ? this.seen() : undefined;
+      for (const [word, positions] of record.words) {
+        writes.push([[id, POSITIONS, word, seq], put ? positions : undefined]);
+        if (seen && !seen.has(word)) {
+          seen.add(word);
+          writes.push([[id, WORD_SEEN, word], PRESENT]);
+        }
+      }
+    } else writes.push([[id, NOT_PLAIN, '', seq], put ? PRESENT : undefined]);
+    return writes;
+  }
+
+  private seen(): Set<string> {
+    if (!this.wordsSeen) {
+      this.wordsSeen = new Set();
+      const range = { start: [this.storageId, WORD_SEEN], end: [this.storageId, WORD_SEEN + 1] };
+      for (const key of this.db.getKeys(range)) this.wordsSeen.add(key[2] as string);
+    }
+    return this.wordsSeen;
+  }
+
+  private range(kind: number, text: string) {
+    return { start: [this.storageId, kind, text, 0], end: [this.storageId, kind, text, LAST_RECORD] };
+  }
+
+  private hold(seq: number, record: TextRecord): void {
+    for (const [term, score] of record.scores) {
+      let held = this.terms.get(term);
+      if (!held) {
+        held = new Map();
+        this.terms.set(term, held);
+      }
+      held.set(seq, score);
+    }
+    if (record.words) this.positionsInMemory.add(seq, record.words);
+    else this.notPlain.add(seq);
+  }
+
+  private release(seq: number, record: TextRecord): void {
+    for (const term of record.scores.keys()) {
+      const held = this.terms.get(term);
+      held?.delete(seq);
+      if (held?.size === 0) this.terms.delete(term);
+    }
+    if (record.words) this.positionsInMemory.remove(seq, record.words.keys());
+    this.notPlain.delete(seq);
+  }
+}

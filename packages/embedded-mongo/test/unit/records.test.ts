@@ -1,0 +1,263 @@
+// Documents on disk, read on demand through a bounded cache (records.ts, document-cache.ts): what a
+// user sees of it. Every read answers what was written, right after the write or after a reopen,
+// however small the cache; the cache never holds more than its bound; an in-memory engine leaves
+// nothing behind in the temporary directory it used.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MongoClient, ObjectId } from 'mongodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { executeCommand } from '../../src/commands/index.js';
+import { DocumentCache } from '../../src/document-cache.js';
+import { startEmbeddedMongo } from '../../src/index.js';
+import { Store } from '../../src/persistence.js';
+import { Engine } from '../../src/storage.js';
+import type { Document } from '../../src/values.js';
+
+const dirs: string[] = [];
+const opened: Array<{ close(): Promise<void> }> = [];
+
+function scratchDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'records-test-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function start(options: Parameters<typeof startEmbeddedMongo>[0]) {
+  const engine = await startEmbeddedMongo(options);
+  opened.push(engine);
+  const client = await new MongoClient(engine.uri).connect();
+  opened.unshift(client);
+  return { engine, client };
+}
+
+afterEach(async () => {
+  for (const resource of opened.splice(0)) await resource.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * An engine without sockets, to run commands one by one, commit when a test says so and look at
+ * its cache. Durable, so that a commit's promise tells when it is done.
+ */
+function engineWithCache(capacityBytes: number): { engine: Engine; store: Store; cache: DocumentCache } {
+  const cache = new DocumentCache(capacityBytes);
+  const store = Store.open(scratchDir(), cache);
+  const engine = new Engine(store);
+  opened.push(engine);
+  return { engine, store, cache };
+}
+
+function run(engine: Engine, body: Document): Document {
+  const reply = executeCommand(body, { engine, dbName: 'test', connection: { id: 1 } });
+  expect(reply.ok).toBe(1);
+  return reply;
+}
+
+function found(engine: Engine, filter: Document, extra: Document = {}): Document[] {
+  const reply = run(engine, { find: 'c', filter, batchSize: 100_000, ...extra });
+  return (reply.cursor as { firstBatch: Document[] }).firstBatch;
+}
+
+type Numbered = { _id: number | string; group: number; body: string };
+
+/** What in-memory engines left in `dir` (other programs, tsx for one, may keep their own things there). */
+function leftBehind(dir: string): string[] {
+  return readdirSync(dir).filter((name) => name.startsWith('embedded-mongo-'));
+}
+
+function text(i: number, length: number): string {
+  return `${i}:`.padEnd(length, 'abcdefghij'[i % 10]);
+}
+
+describe('documents on disk', () => {
+  it('a durable engine reopened answers from disk: reads, counts, and writes after the last id', async () => {
+    const dir = scratchDir();
+    const docs = Array.from({ length: 2000 }, (_, i) => ({ _id: i, group: i % 10, body: text(i, 300) }));
+    const first = await startEmbeddedMongo({ path: dir });
+    const writer = await new MongoClient(first.uri).connect();
+    const written = writer.db('app').collection<Numbered>('c');
+    await written.insertMany(docs);
+    await written.createIndex({ group: 1 });
+    await written.deleteMany({ _id: { $gte: 1990 } });
+    await writer.close();
+    await first.close();
+    const { client } = await start({ path: dir, cacheMb: 0.1 });
+    const c = client.db('app').collection<Numbered>('c');
+    expect(await c.estimatedDocumentCount()).toBe(1990);
+    expect(await c.findOne({ _id: 1234 })).toEqual(docs[1234]);
+    expect(await c.find({ group: 3 }).toArray()).toEqual(docs.filter((d) => d.group === 3 && d._id < 1990));
+    expect(await c.find().toArray()).toEqual(docs.slice(0, 1990));
+    // A new document comes after every stored one in natural order.
+    await c.insertOne({ _id: 'new', group: 3, body: 'x' });
+    expect((await c.find().sort({ $natural: -1 }).limit(1).toArray())[0]).toMatchObject({ _id: 'new' });
+    await c.updateOne({ _id: 5 }, { $set: { body: 'changed' } });
+    expect(await c.findOne({ _id: 5 })).toEqual({ ...docs[5], body: 'changed' });
+  });
+
+  it('reads back every document, equal, through a cache much smaller than the data', async () => {
+    const { client } = await start({ cacheMb: 0.05 }); // 50 KB for about 3 MB of documents
+    const c = client.db('app').collection('c');
+    const docs = Array.from({ length: 3000 }, (_, i) => ({
+      _id: new ObjectId(),
+      n: i,
+      tags: [i % 7, `t${i % 13}`],
+      nested: { body: text(i, 1000) },
+    }));
+    await c.insertMany(docs);
+    await c.createIndex({ n: 1 });
+    for (let from = 0; from < docs.length; from += 500) {
+      const slice = docs.slice(from, from + 500);
+      expect(await c.find({ _id: { $in: slice.map((d) => d._id) } }).toArray()).toEqual(slice);
+      expect(
+        await c
+          .find({ n: { $gte: from, $lt: from + 500 } })
+          .sort({ n: 1 })
+          .toArray(),
+      ).toEqual(slice);
+    }
+    expect(await c.find().toArray()).toEqual(docs);
+    expect(await c.find().sort({ $natural: -1 }).toArray()).toEqual([...docs].reverse());
+  });
+
+  it('a read right after a write sees it, before and after its commit', async () => {
+    const { engine, store } = engineWithCache(1 << 20);
+    run(engine, { insert: 'c', documents: [{ _id: 1, v: 'first' }] });
+    expect(found(engine, { _id: 1 })).toEqual([{ _id: 1, v: 'first' }]); // not committed yet
+    const first = store.commit(engine);
+    run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { v: 'second' } } }] });
+    expect(found(engine, { _id: 1 })).toEqual([{ _id: 1, v: 'second' }]); // the first commit in flight
+    await first;
+    expect(found(engine, { _id: 1 })).toEqual([{ _id: 1, v: 'second' }]); // the update not committed
+    await store.commit(engine);
+    expect(found(engine, { _id: 1 })).toEqual([{ _id: 1, v: 'second' }]);
+    expect(found(engine, {})).toEqual([{ _id: 1, v: 'second' }]);
+  });
+
+  it('a deleted document is gone for readers at once, by id, by index, by scan and in counts', async () => {
+    const { engine, store } = engineWithCache(1 << 20);
+    run(engine, {
+      insert: 'c',
+      documents: [
+        { _id: 1, k: 'a' },
+        { _id: 2, k: 'b' },
+        { _id: 3, k: 'c' },
+      ],
+    });
+    run(engine, { createIndexes: 'c', indexes: [{ key: { k: 1 }, name: 'k_1' }] });
+    await store.commit(engine);
+    expect(found(engine, { _id: 2 })).toHaveLength(1); // now cached
+    run(engine, { delete: 'c', deletes: [{ q: { _id: 2 }, limit: 1 }] });
+    expect(found(engine, { _id: 2 })).toEqual([]);
+    expect(found(engine, { k: 'b' })).toEqual([]);
+    expect(found(engine, {}).map((d) => d._id)).toEqual([1, 3]);
+    expect(run(engine, { count: 'c' }).n).toBe(2);
+    await store.commit(engine);
+    expect(found(engine, {}).map((d) => d._id)).toEqual([1, 3]);
+    expect(run(engine, { count: 'c' }).n).toBe(2);
+  });
+
+  it('keeps the cache within its bound while far more bytes are written and read', async () => {
+    const bound = 64 * 1024;
+    const { engine, store, cache } = engineWithCache(bound);
+    let written = 0;
+    for (let batch = 0; batch < 20; batch++) {
+      const documents = Array.from({ length: 100 }, (_, i) => ({
+        _id: batch * 100 + i,
+        body: text(i, 2000),
+      }));
+      written += 100 * 2000;
+      run(engine, { insert: 'c', documents });
+      await store.commit(engine);
+      expect(found(engine, { _id: { $gte: batch * 100, $lt: batch * 100 + 100 } })).toHaveLength(100);
+      expect(cache.bytes).toBeGreaterThan(0);
+      expect(cache.bytes).toBeLessThanOrEqual(bound);
+    }
+    expect(written).toBeGreaterThan(50 * bound);
+    expect(found(engine, {})).toHaveLength(2000);
+    expect(cache.bytes).toBeLessThanOrEqual(bound);
+  });
+});
+
+describe('the cache', () => {
+  it('keeps what point reads use when a scan passes through', () => {
+    const cache = new DocumentCache(1000);
+    const hot = cache.partition();
+    const scanned = cache.partition();
+    for (let seq = 1; seq <= 5; seq++) hot.put(seq, { seq }, 100, false);
+    for (let seq = 1; seq <= 50; seq++) scanned.put(seq, { seq }, 100, true);
+    for (let seq = 1; seq <= 5; seq++) expect(hot.get(seq)).toEqual({ seq });
+    expect(scanned.peek(50)).toEqual({ seq: 50 });
+    expect(scanned.peek(1)).toBeUndefined();
+    expect(cache.bytes).toBe(1000);
+    // A point read of a scanned document keeps it as the point reads' own.
+    expect(scanned.get(50)).toEqual({ seq: 50 });
+    for (let seq = 100; seq < 200; seq++) scanned.put(seq, { seq }, 100, true);
+    expect(scanned.peek(50)).toEqual({ seq: 50 });
+    // Least recently used first out among the point reads' documents.
+    for (let seq = 6; seq <= 14; seq++) hot.put(seq, { seq }, 100, false);
+    expect(hot.peek(1)).toBeUndefined();
+    expect(hot.peek(14)).toEqual({ seq: 14 });
+    expect(cache.bytes).toBe(1000);
+  });
+});
+
+describe('an in-memory engine', () => {
+  const originalTmpdir = process.env.TMPDIR;
+  afterEach(() => {
+    if (originalTmpdir === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = originalTmpdir;
+  });
+
+  it('leaves no temporary directory behind after close', async () => {
+    const dir = scratchDir();
+    process.env.TMPDIR = dir; // os.tmpdir() reads it
+    const engine = await startEmbeddedMongo();
+    const client = await new MongoClient(engine.uri).connect();
+    await client.db('app').collection('c').insertOne({ a: 1 });
+    expect(leftBehind(dir)).toHaveLength(1);
+    await client.close();
+    await engine.close();
+    expect(leftBehind(dir)).toEqual([]);
+  });
+
+  it('leaves none behind when its process exits without closing it', () => {
+    const dir = scratchDir();
+    const index = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
+    const script = `import { startEmbeddedMongo } from ${JSON.stringify(index)};
+      await startEmbeddedMongo();
+      process.exit(0);`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { ...process.env, TMPDIR: dir },
+      encoding: 'utf8',
+    });
+    expect(child.status).toBe(0);
+    expect(leftBehind(dir)).toEqual([]);
+  });
+
+  it("removes the directory a killed engine left behind when the next one starts, and not a live one's", async () => {
+    const dir = scratchDir();
+    process.env.TMPDIR = dir;
+    const index = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
+    const script = `import { startEmbeddedMongo } from ${JSON.stringify(index)};
+      await startEmbeddedMongo();
+      process.kill(process.pid, 'SIGKILL');`;
+    const killed = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { ...process.env, TMPDIR: dir },
+      encoding: 'utf8',
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    const abandoned = leftBehind(dir);
+    expect(abandoned).toHaveLength(1);
+    const live = await startEmbeddedMongo();
+    const second = await startEmbeddedMongo();
+    const now = leftBehind(dir);
+    expect(now).toHaveLength(2);
+    expect(now).not.toContain(abandoned[0]);
+    await second.close();
+    await live.close();
+    expect(leftBehind(dir)).toEqual([]);
+  });
+});

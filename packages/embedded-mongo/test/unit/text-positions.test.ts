@@ -1,0 +1,113 @@
+// The positions a text index keeps answer a phrase as mongod does, by substring: checked against
+// the substring itself over texts and phrases made at random from a few words, spaces and marks.
+import { describe, expect, it } from 'vitest';
+import { phraseRecords, recordWords, WordPositions } from '../../src/text-positions.js';
+
+/** A small deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = [
+  'budget',
+  'Roadmap',
+  'road',
+  'map',
+  'get',
+  'a',
+  'the',
+  ' ',
+  ' ',
+  ' ',
+  '  ',
+  ',',
+  '.',
+  '\n',
+  '\t',
+];
+
+function text(next: () => number): string {
+  const length = 1 + Math.floor(next() * 12);
+  return Array.from({ length }, () => PIECES[Math.floor(next() * PIECES.length)]).join('');
+}
+
+describe('WordPositions', () => {
+  it('finds exactly the records whose strings hold a phrase, or a superset it says needs checking', () => {
+    const next = random(33);
+    const records = new Map<number, string[]>();
+    const positions = new WordPositions();
+    for (let seq = 1; seq <= 300; seq++) {
+      const strings = Array.from({ length: 1 + Math.floor(next() * 3) }, () => text(next));
+      records.set(seq, strings);
+      positions.add(
+        seq,
+        recordWords((visit) => strings.forEach(visit)),
+      );
+    }
+    // Some records change and some go, as updates and deletes do.
+    for (let seq = 1; seq <= 300; seq += 7) {
+      const before = records.get(seq)!;
+      positions.remove(seq, recordWords((visit) => before.forEach(visit)).keys());
+      if (seq % 2 === 0) {
+        records.delete(seq);
+      } else {
+        const after = [text(next)];
+        records.set(seq, after);
+        positions.add(
+          seq,
+          recordWords((visit) => after.forEach(visit)),
+        );
+      }
+    }
+    let exact = 0;
+    for (let k = 0; k < 400; k++) {
+      // A phrase cut from some record's string, lower-cased as folding leaves it.
+      const strings = [...records.values()][Math.floor(next() * records.size)]!;
+      const source = strings[Math.floor(next() * strings.length)]!.toLowerCase();
+      const from = Math.floor(next() * source.length);
+      const phrase = source.slice(from, from + 1 + Math.floor(next() * 20));
+      const holding = [...records]
+        .filter(([, ss]) => ss.some((s) => s.toLowerCase().includes(phrase)))
+        .map(([seq]) => seq);
+      const found = phraseRecords(phrase, positions);
+      if (!found) {
+        expect(phrase.trim(), `"${phrase}" has words`).toBe('');
+        continue;
+      }
+      if (found.exact) {
+        exact++;
+        expect(
+          [...found.seqs].sort((a, b) => a - b),
+          `"${phrase}"`,
+        ).toEqual(holding);
+      } else {
+        for (const seq of holding) expect(found.seqs.has(seq), `"${phrase}" in ${seq}`).toBe(true);
+      }
+    }
+    // Most phrases are answered outright.
+    expect(exact).toBeGreaterThan(150);
+  });
+
+  it('keeps no word of a record once it is removed', () => {
+    const positions = new WordPositions();
+    positions.add(
+      1,
+      recordWords((visit) => visit('budget roadmap')),
+    );
+    positions.add(
+      2,
+      recordWords((visit) => visit('budget roadmap')),
+    );
+    positions.remove(1, ['budget', 'roadmap']);
+    expect([...phraseRecords('budget roadmap', positions)!.seqs]).toEqual([2]);
+    positions.remove(2, ['budget', 'roadmap']);
+    expect(phraseRecords('budget roadmap', positions)!.seqs.size).toBe(0);
+  });
+});
