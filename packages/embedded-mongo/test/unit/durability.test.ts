@@ -1,22 +1,13 @@
 // The embedded engine with a data directory: what the driver was told is written is there after a
 // restart (close and reopen, or SIGKILL of the process hosting it), collections, indexes and all.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { open } from 'lmdb';
 import { BSON, Decimal128, Double, Int32, Long, MongoClient, ObjectId } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EmbeddedMongo, startEmbeddedMongo } from '../../src/index.js';
+import { startEmbeddedMongo } from '../../src/index.js';
 import { startEngineProcess } from '../../src/process.js';
-
-const dirs: string[] = [];
-const opened: Array<{ close(): Promise<void> }> = [];
-
-function dataDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'embedded-mongo-'));
-  dirs.push(dir);
-  return dir;
-}
+import { cleanUp, closeOpened, dataDir, opened, start } from './engines.js';
 
 /** A data directory holding an LMDB store another writer left: `key` = `value` in database `db`. */
 async function lmdbStoreWith(db: string, key: string, value: unknown): Promise<string> {
@@ -43,6 +34,15 @@ interface Note {
   body: string;
 }
 
+/** A store in `dir` holding `notes` with a text index on their body, closed again. */
+async function writeNotes(dir: string, notes: Note[]): Promise<void> {
+  const { client } = await start({ path: dir });
+  const collection = client.db('app').collection<Note>('notes');
+  await collection.createIndex({ body: 'text' });
+  await collection.insertMany(notes);
+  await closeOpened();
+}
+
 async function phrase(client: MongoClient, search: string): Promise<unknown[]> {
   const found = await client
     .db('app')
@@ -53,18 +53,7 @@ async function phrase(client: MongoClient, search: string): Promise<unknown[]> {
   return found.map((d) => d._id);
 }
 
-async function start(dir: string): Promise<{ engine: EmbeddedMongo; client: MongoClient }> {
-  const engine = await startEmbeddedMongo({ path: dir });
-  opened.push(engine);
-  const client = await new MongoClient(engine.uri).connect();
-  opened.unshift(client);
-  return { engine, client };
-}
-
-afterEach(async () => {
-  for (const resource of opened.splice(0)) await resource.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+afterEach(cleanUp);
 
 async function snapshot(client: MongoClient, dbName: string) {
   const db = client.db(dbName);
@@ -85,7 +74,7 @@ async function snapshot(client: MongoClient, dbName: string) {
 describe('embedded engine with a data directory', () => {
   it('finds every collection, index and document again after close and reopen', async () => {
     const dir = dataDir();
-    const first = await start(dir);
+    const first = await start({ path: dir });
     const db = first.client.db('app');
     await db.createCollection('with-options', { storageEngine: { wiredTiger: {} } });
     const people = db.collection('people');
@@ -130,9 +119,9 @@ describe('embedded engine with a data directory', () => {
     };
     await db.collection('numbers').insertOne(numbers);
     const before = await snapshot(first.client, 'app');
-    for (const resource of opened.splice(0)) await resource.close();
+    await closeOpened();
 
-    const second = await start(dir);
+    const second = await start({ path: dir });
     expect(await snapshot(second.client, 'app')).toEqual(before);
     expect(Object.keys(before).sort()).toEqual([
       'new-name',
@@ -166,7 +155,7 @@ describe('embedded engine with a data directory', () => {
 
   it('keeps a text index: its definition, and searches over documents written before the restart', async () => {
     const dir = dataDir();
-    const first = await start(dir);
+    const first = await start({ path: dir });
     const notes = first.client.db('app').collection<any>('notes');
     await notes.createIndex(
       { title: 'text', 'entries.text': 'text' },
@@ -189,16 +178,16 @@ describe('embedded engine with a data directory', () => {
     const before = await search(first.client);
     expect(before.map((d) => d._id)).toEqual([2, 3]);
     const indexes = await notes.listIndexes().toArray();
-    for (const resource of opened.splice(0)) await resource.close();
+    await closeOpened();
 
-    const second = await start(dir);
+    const second = await start({ path: dir });
     expect(await second.client.db('app').collection('notes').listIndexes().toArray()).toEqual(indexes);
     expect(await search(second.client)).toEqual(before);
   });
 
   it('keeps the text index in the store: reopening reads its entries, it builds nothing', async () => {
     const dir = dataDir();
-    const first = await start(dir);
+    const first = await start({ path: dir });
     const notes = first.client.db('app').collection<Note>('notes');
     await notes.createIndex({ body: 'text' });
     await notes.insertMany([
@@ -207,20 +196,20 @@ describe('embedded engine with a data directory', () => {
       { _id: 3, body: 'roadmap, budget' },
     ]);
     await notes.updateOne({ _id: 3 }, { $set: { body: 'a budget roadmap' } });
-    for (const resource of opened.splice(0)) await resource.close();
+    await closeOpened();
     const stored = textEntries(dir);
     expect(stored.indexes.length).toBe(1);
 
-    const second = await start(dir);
+    const second = await start({ path: dir });
     expect(await phrase(second.client, '"budget roadmap"')).toEqual([1, 2, 3]);
-    for (const resource of opened.splice(0)) await resource.close();
+    await closeOpened();
     // A rebuild would have written the entries again under a new storage id.
     expect(textEntries(dir)).toEqual(stored);
   });
 
   it("removes a text index's entries when the index or its collection is dropped", async () => {
     const dir = dataDir();
-    const { client } = await start(dir);
+    const { client } = await start({ path: dir });
     const notes = client.db('app').collection<Note>('notes');
     await notes.createIndex({ body: 'text' }, { name: 'search' });
     await notes.insertMany([{ _id: 1, body: 'budget roadmap' }]);
@@ -228,17 +217,13 @@ describe('embedded engine with a data directory', () => {
     await notes.createIndex({ body: 'text' }, { name: 'search' });
     expect(await phrase(client, '"budget roadmap"')).toEqual([1]);
     await client.db('app').dropCollection('notes');
-    for (const resource of opened.splice(0)) await resource.close();
+    await closeOpened();
     expect(textEntries(dir)).toEqual({ entries: 0, indexes: [] });
   });
 
   it('removes on open the text entries no index names (a build a crash cut short)', async () => {
     const dir = dataDir();
-    const first = await start(dir);
-    const notes = first.client.db('app').collection<Note>('notes');
-    await notes.createIndex({ body: 'text' });
-    await notes.insertOne({ _id: 1, body: 'budget roadmap' });
-    for (const resource of opened.splice(0)) await resource.close();
+    await writeNotes(dir, [{ _id: 1, body: 'budget roadmap' }]);
     const kept = textEntries(dir);
     const store = open({ path: dir, maxDbs: 8 });
     const texts = store.openDB('text', { encoding: 'binary' });
@@ -246,22 +231,18 @@ describe('embedded engine with a data directory', () => {
     await texts.put(['cut-short', 3, 'budget'], new Uint8Array([1]));
     await store.close();
 
-    const second = await start(dir);
+    const second = await start({ path: dir });
     expect(await phrase(second.client, '"budget roadmap"')).toEqual([1]);
-    for (const resource of opened.splice(0)) await resource.close();
+    await closeOpened();
     expect(textEntries(dir)).toEqual(kept);
   });
 
   it('builds the text index of a layout 1 store (which kept no entries) once, and marks it layout 2', async () => {
     const dir = dataDir();
-    const first = await start(dir);
-    const notes = first.client.db('app').collection<Note>('notes');
-    await notes.createIndex({ body: 'text' });
-    await notes.insertMany([
+    await writeNotes(dir, [
       { _id: 1, body: 'budget roadmap' },
       { _id: 2, body: 'roadmap budget' },
     ]);
-    for (const resource of opened.splice(0)) await resource.close();
     // As layout 1 left a store: no text database, no storage id in the catalog.
     const old = open({ path: dir, maxDbs: 8 });
     await old.openDB('text', { encoding: 'binary' }).drop();
@@ -273,23 +254,23 @@ describe('embedded engine with a data directory', () => {
     await old.openDB('meta', {}).put('layout', 1);
     await old.close();
 
-    const second = await start(dir);
+    const second = await start({ path: dir });
     expect(await phrase(second.client, '"budget roadmap"')).toEqual([1]);
-    for (const resource of opened.splice(0)) await resource.close();
+    await closeOpened();
     const built = textEntries(dir);
     expect(built.indexes.length).toBe(1);
     const marked = open({ path: dir, maxDbs: 8 });
     expect(marked.openDB('meta', {}).get('layout')).toBe(2);
     await marked.close();
 
-    await start(dir);
-    for (const resource of opened.splice(0)) await resource.close();
+    await start({ path: dir });
+    await closeOpened();
     expect(textEntries(dir)).toEqual(built);
   });
 
   it("keeps a client bulkWrite's writes to collections of two databases", async () => {
     const dir = dataDir();
-    const first = await start(dir);
+    const first = await start({ path: dir });
     await first.client.db('app').collection<{ _id: number; n: number }>('items').insertOne({ _id: 1, n: 0 });
     await first.client.bulkWrite<Record<string, { _id: number | string; [field: string]: unknown }>>([
       { name: 'insertOne', namespace: 'app.items', document: { _id: 2, n: 0 } },
@@ -297,9 +278,9 @@ describe('embedded engine with a data directory', () => {
       { name: 'insertOne', namespace: 'audit.log', document: { _id: 'e1', what: 'bulk' } },
       { name: 'deleteOne', namespace: 'app.items', filter: { _id: 2 } },
     ]);
-    for (const resource of opened.splice(0)) await resource.close();
+    await closeOpened();
 
-    const second = await start(dir);
+    const second = await start({ path: dir });
     expect(await second.client.db('app').collection('items').find().toArray()).toEqual([{ _id: 1, n: 1 }]);
     expect(await second.client.db('audit').collection('log').find().toArray()).toEqual([
       { _id: 'e1', what: 'bulk' },
@@ -308,7 +289,7 @@ describe('embedded engine with a data directory', () => {
 
   it('keeps views, validators and collMod changes across a restart', async () => {
     const dir = dataDir();
-    const first = await start(dir);
+    const first = await start({ path: dir });
     const db = first.client.db('app');
     await db.collection<{ _id: number; age: number; x: number }>('people').insertMany([
       { _id: 1, age: 30, x: 1 },
@@ -326,9 +307,9 @@ describe('embedded engine with a data directory', () => {
     await db.command({ collMod: 'people', index: { keyPattern: { x: 1 }, prepareUnique: true } });
     await db.command({ collMod: 'people', index: { keyPattern: { x: 1 }, unique: true } });
     const before = await snapshot(first.client, 'app');
-    for (const resource of opened.splice(0)) await resource.close();
+    await closeOpened();
 
-    const second = await start(dir);
+    const second = await start({ path: dir });
     const again = second.client.db('app');
     expect(await snapshot(second.client, 'app')).toEqual(before);
     expect(await again.collection('adults').find().toArray()).toEqual([{ _id: 2, age: 10, x: 2 }]);
@@ -348,7 +329,7 @@ describe('embedded engine with a data directory', () => {
 
   it('refuses a second engine on a directory in use, with a message naming it', async () => {
     const dir = dataDir();
-    await start(dir);
+    await start({ path: dir });
     await expect(startEmbeddedMongo({ path: dir })).rejects.toThrow(/data directory .* is in use by process/);
   });
 
@@ -376,7 +357,7 @@ describe('embedded engine with a data directory', () => {
 
   it('opens a store written before the layout marker, data and all, and marks it', async () => {
     const dir = dataDir();
-    const { client, engine } = await start(dir);
+    const { client, engine } = await start({ path: dir });
     await client
       .db('old')
       .collection<{ _id: number; name: string }>('items')
@@ -389,7 +370,7 @@ describe('embedded engine with a data directory', () => {
     await store.openDB('meta', {}).remove('layout');
     await store.close();
 
-    const { client: reopened } = await start(dir);
+    const { client: reopened } = await start({ path: dir });
     expect(await reopened.db('old').collection('items').find().toArray()).toEqual([{ _id: 1, name: 'kept' }]);
   });
 
@@ -430,7 +411,7 @@ describe('embedded engine with a data directory', () => {
         : child.child.once('exit', resolve),
     );
 
-    const { client: reopened } = await start(dir);
+    const { client: reopened } = await start({ path: dir });
     const docs = await reopened.db('crash').collection('items').find().toArray();
     const byK = new Map(docs.map((d) => [d.k as number, d]));
     for (const [k, version] of acknowledged) {

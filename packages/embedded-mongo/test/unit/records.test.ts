@@ -3,9 +3,7 @@
 // however small the cache; the cache never holds more than its bound; an in-memory engine leaves
 // nothing behind in the temporary directory it used.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MongoClient, ObjectId } from 'mongodb';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,28 +13,9 @@ import { startEmbeddedMongo } from '../../src/index.js';
 import { Store } from '../../src/persistence.js';
 import { Engine } from '../../src/storage.js';
 import type { Document } from '../../src/values.js';
+import { cleanUp, dataDir, opened, start } from './engines.js';
 
-const dirs: string[] = [];
-const opened: Array<{ close(): Promise<void> }> = [];
-
-function scratchDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'records-test-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function start(options: Parameters<typeof startEmbeddedMongo>[0]) {
-  const engine = await startEmbeddedMongo(options);
-  opened.push(engine);
-  const client = await new MongoClient(engine.uri).connect();
-  opened.unshift(client);
-  return { engine, client };
-}
-
-afterEach(async () => {
-  for (const resource of opened.splice(0)) await resource.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+afterEach(cleanUp);
 
 /**
  * An engine without sockets, to run commands one by one, commit when a test says so and look at
@@ -44,7 +23,7 @@ afterEach(async () => {
  */
 function engineWithCache(capacityBytes: number): { engine: Engine; store: Store; cache: DocumentCache } {
   const cache = new DocumentCache(capacityBytes);
-  const store = Store.open(scratchDir(), cache);
+  const store = Store.open(dataDir(), cache);
   const engine = new Engine(store);
   opened.push(engine);
   return { engine, store, cache };
@@ -74,7 +53,7 @@ function text(i: number, length: number): string {
 
 describe('documents on disk', () => {
   it('a durable engine reopened answers from disk: reads, counts, and writes after the last id', async () => {
-    const dir = scratchDir();
+    const dir = dataDir();
     const docs = Array.from({ length: 2000 }, (_, i) => ({ _id: i, group: i % 10, body: text(i, 300) }));
     const first = await startEmbeddedMongo({ path: dir });
     const writer = await new MongoClient(first.uri).connect();
@@ -212,7 +191,7 @@ describe('an in-memory engine', () => {
   });
 
   it('leaves no temporary directory behind after close', async () => {
-    const dir = scratchDir();
+    const dir = dataDir();
     process.env.TMPDIR = dir; // os.tmpdir() reads it
     const engine = await startEmbeddedMongo();
     const client = await new MongoClient(engine.uri).connect();
@@ -224,7 +203,7 @@ describe('an in-memory engine', () => {
   });
 
   it('leaves none behind when its process exits without closing it', () => {
-    const dir = scratchDir();
+    const dir = dataDir();
     const index = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
     const script = `import { startEmbeddedMongo } from ${JSON.stringify(index)};
       await startEmbeddedMongo();
@@ -238,7 +217,7 @@ describe('an in-memory engine', () => {
   });
 
   it("removes the directory a killed engine left behind when the next one starts, and not a live one's", async () => {
-    const dir = scratchDir();
+    const dir = dataDir();
     process.env.TMPDIR = dir;
     const index = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
     const script = `import { startEmbeddedMongo } from ${JSON.stringify(index)};
