@@ -152,6 +152,7 @@ export class TextIndex extends Index {
       caseSensitive: search.caseSensitive,
       diacriticSensitive: search.diacriticSensitive,
     };
+    const notPlain = this.store.notPlain();
     const negated = [...search.negated];
     const holdsNegated = (seq: number) => negated.some((term) => this.store.holdsTerm(term, seq));
     // The plain records holding each phrase, read from the positions. A sensitive search's phrase
@@ -176,7 +177,7 @@ export class TextIndex extends Index {
     return {
       decide: (seq) => {
         if (!readDocument && holdsNegated(seq)) return false;
-        if (this.store.isNotPlain(seq)) return undefined;
+        if (notPlain.has(seq)) return undefined;
         let sure = !readDocument;
         for (const records of found) {
           if (!records) sure = false;
@@ -206,7 +207,7 @@ export class TextIndex extends Index {
           if (!positive || negative) return false;
         } else if (holdsNegated(seq)) return false;
         if (phrases.length === 0 && negatedPhrases.length === 0) return true;
-        const plain = !this.store.isNotPlain(seq);
+        const plain = !notPlain.has(seq);
         if (!phrases.every((phrase) => holds(doc, (text) => phrase(text, plain)))) return false;
         return !negatedPhrases.some((phrase) => holds(doc, (text) => phrase(text, plain)));
       },

@@ -23,8 +23,16 @@ export type RecordWords = Map<string, EncodedPositions>;
 const STRING_GAP = 1;
 const SPACE = 0x20;
 
-/** Reads a record's strings (all plain) into its words and positions. */
-export function recordWords(forEachText: (visit: (text: string) => void) => void): RecordWords {
+/**
+ * Longest word kept with positions, in characters (plain text: one byte each). A record with a
+ * longer one (a blob with no space) has its phrases checked on its text instead: LMDB's keys are
+ * short, and a word cut short could no longer tell where a phrase ends inside it.
+ */
+const LONGEST_WORD = 512;
+
+/** Reads a record's strings (all plain) into its words and positions; undefined if one is too long to keep. */
+export function recordWords(forEachText: (visit: (text: string) => void) => void): RecordWords | undefined {
+  let tooLong = false;
   const found = new Map<string, number[]>();
   let position = 0;
   forEachText((text) => {
@@ -36,6 +44,7 @@ export function recordWords(forEachText: (visit: (text: string) => void) => void
       if (i >= n) break;
       const start = i;
       while (i < n && lower.charCodeAt(i) > SPACE) i++;
+      if (i - start > LONGEST_WORD) tooLong = true;
       const word = lower.slice(start, i);
       // One space, then a word of the same string.
       const spaced = i + 1 < n && lower.charCodeAt(i) === SPACE && lower.charCodeAt(i + 1) > SPACE;
@@ -49,6 +58,7 @@ export function recordWords(forEachText: (visit: (text: string) => void) => void
     }
     position += STRING_GAP;
   });
+  if (tooLong) return undefined;
   const words: RecordWords = new Map();
   for (const [word, positions] of found) words.set(word, encode(positions));
   return words;

@@ -8,7 +8,7 @@
 // As for documents (records.ts), a command's changes are not put in LMDB here: they wait in memory,
 // where every read looks first, until the store writes them in its next commit (takeUnsaved) and
 // that commit is done (settle). Records changed and not yet settled are read from memory alone.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
 import {
   type EncodedPositions,
@@ -26,6 +26,12 @@ const POSITIONS = 1;
 const NOT_PLAIN = 2;
 const WORD_SEEN = 3;
 const LAST_RECORD = Number.MAX_SAFE_INTEGER;
+/**
+ * LMDB refuses keys over about 2 KB: a term longer than this many bytes (a run of text with no
+ * space, a pasted blob) is keyed by its start and a digest of it, which a search computes alike.
+ * Words that long are not kept with positions at all (text-positions.ts).
+ */
+const LONGEST_KEY_TEXT = 512;
 const PRESENT = new Uint8Array([1]);
 /** A build writes its entries this many at a time (some 20 MB), rather than all at the command's end. */
 const BUILD_WRITES_AT_ONCE = 200_000;
@@ -49,6 +55,15 @@ interface Pending {
   unsaved: boolean;
 }
 
+/**
+ * A term as its key names it: itself, or when too long its start and a digest, apart by a space,
+ * which no term holds.
+ */
+function termKey(term: string): string {
+  if (term.length * 3 <= LONGEST_KEY_TEXT || Buffer.byteLength(term) <= LONGEST_KEY_TEXT) return term;
+  return `${term.slice(0, 64)} ${createHash('sha256').update(term).digest('base64url')}`;
+}
+
 export function newStorageId(): string {
   return randomBytes(6).toString('base64url');
 }
@@ -58,7 +73,7 @@ export class TextStore implements PositionSource {
   // The current version of each pending record, by term and by word.
   private readonly terms = new Map<string, Map<number, number>>();
   private readonly positionsInMemory = new WordPositions();
-  private readonly notPlain = new Set<number>();
+  private readonly notPlainHeld = new Set<number>();
   /** Words with entries in LMDB (loaded when first needed); never shrinks, which costs nothing. */
   private wordsSeen: Set<string> | undefined;
   /** Cleared (truncated) in this command: LMDB's entries are gone once the next commit is done. */
@@ -126,13 +141,13 @@ export class TextStore implements PositionSource {
     this.pending.clear();
     this.terms.clear();
     this.positionsInMemory.clear();
-    this.notPlain.clear();
+    this.notPlainHeld.clear();
   }
 
   /** The records holding `term`, with their scores. */
   *scores(term: string): Generator<readonly [number, number]> {
     if (!this.storedIgnored) {
-      for (const { key, value } of this.db.getRange(this.range(TERM, term))) {
+      for (const { key, value } of this.db.getRange(this.range(TERM, termKey(term)))) {
         const seq = key[3] as number;
         if (!this.pending.has(seq))
           yield [seq, new DataView(value.buffer, value.byteOffset, 8).getFloat64(0, true)];
@@ -144,13 +159,20 @@ export class TextStore implements PositionSource {
 
   holdsTerm(term: string, seq: number): boolean {
     if (this.pending.has(seq) || this.storedIgnored) return this.terms.get(term)?.has(seq) ?? false;
-    return this.db.doesExist([this.storageId, TERM, term, seq]);
+    return this.db.doesExist([this.storageId, TERM, termKey(term), seq]);
   }
 
-  /** Whether the record's text is not plain (its phrases are checked on the document). */
-  isNotPlain(seq: number): boolean {
-    if (this.pending.has(seq) || this.storedIgnored) return this.notPlain.has(seq);
-    return this.db.doesExist([this.storageId, NOT_PLAIN, '', seq]);
+  /** The records whose text is not plain (their phrases are checked on the document): few, read at once. */
+  notPlain(): Set<number> {
+    const seqs = new Set<number>();
+    if (!this.storedIgnored) {
+      for (const key of this.db.getKeys(this.range(NOT_PLAIN, ''))) {
+        const seq = key[3] as number;
+        if (!this.pending.has(seq)) seqs.add(seq);
+      }
+    }
+    for (const seq of this.notPlainHeld) seqs.add(seq);
+    return seqs;
   }
 
   *words(): Generator<string> {
@@ -252,7 +274,7 @@ export class TextStore implements PositionSource {
         value = new Uint8Array(8);
         new DataView(value.buffer).setFloat64(0, score, true);
       }
-      writes.push([[id, TERM, term, seq], value]);
+      writes.push([[id, TERM, termKey(term), seq], value]);
     }
     if (record.words) {
       const seen = put ? this.seen() : undefined;
@@ -290,7 +312,7 @@ export class TextStore implements PositionSource {
       held.set(seq, score);
     }
     if (record.words) this.positionsInMemory.add(seq, record.words);
-    else this.notPlain.add(seq);
+    else this.notPlainHeld.add(seq);
   }
 
   private release(seq: number, record: TextRecord): void {
@@ -300,6 +322,6 @@ export class TextStore implements PositionSource {
       if (held?.size === 0) this.terms.delete(term);
     }
     if (record.words) this.positionsInMemory.remove(seq, record.words.keys());
-    this.notPlain.delete(seq);
+    this.notPlainHeld.delete(seq);
   }
 }

@@ -242,6 +242,29 @@ describe('a text index built over many documents', () => {
   });
 });
 
+describe('a word longer than any index key', () => {
+  it('is found as a word and in phrases, and writes go on', async () => {
+    const c = coll('text_long_word');
+    await c.createIndex({ body: 'text' });
+    const blob = 'q'.repeat(3_000);
+    await c.insertMany([
+      { _id: 1, body: `pasted ${blob} then budget roadmap` },
+      { _id: 2, body: `another ${blob}z here` },
+      { _id: 3, body: 'budget roadmap alone' },
+    ]);
+    expect(await ids('text_long_word', blob)).toEqual([1]);
+    expect(await ids('text_long_word', `"${blob} then"`)).toEqual([1]);
+    expect(await ids('text_long_word', '"budget roadmap"')).toEqual([1, 3]);
+    expect(await ids('text_long_word', `pasted "qqq then budget"`)).toEqual([1]);
+    await c.insertOne({ _id: 4, body: 'budget roadmap again' });
+    expect(await ids('text_long_word', '"budget roadmap"')).toEqual([1, 3, 4]);
+    // A NUL inside a word is part of it.
+    await c.insertOne({ _id: 5, body: 'nul\u0000word' });
+    expect(await ids('text_long_word', 'nul\u0000word')).toEqual([5]);
+    expect(await ids('text_long_word', 'nul')).toEqual([]);
+  });
+});
+
 describe('$caseSensitive and $diacriticSensitive', () => {
   it('keep the case or the accents of the search words', async () => {
     const c = coll('text_sensitive');

@@ -43,24 +43,18 @@ describe('WordPositions', () => {
     for (let seq = 1; seq <= 300; seq++) {
       const strings = Array.from({ length: 1 + Math.floor(next() * 3) }, () => text(next));
       records.set(seq, strings);
-      positions.add(
-        seq,
-        recordWords((visit) => strings.forEach(visit)),
-      );
+      positions.add(seq, recordWords((visit) => strings.forEach(visit))!);
     }
     // Some records change and some go, as updates and deletes do.
     for (let seq = 1; seq <= 300; seq += 7) {
       const before = records.get(seq)!;
-      positions.remove(seq, recordWords((visit) => before.forEach(visit)).keys());
+      positions.remove(seq, recordWords((visit) => before.forEach(visit))!.keys());
       if (seq % 2 === 0) {
         records.delete(seq);
       } else {
         const after = [text(next)];
         records.set(seq, after);
-        positions.add(
-          seq,
-          recordWords((visit) => after.forEach(visit)),
-        );
+        positions.add(seq, recordWords((visit) => after.forEach(visit))!);
       }
     }
     let exact = 0;
@@ -94,14 +88,8 @@ describe('WordPositions', () => {
 
   it('keeps no word of a record once it is removed', () => {
     const positions = new WordPositions();
-    positions.add(
-      1,
-      recordWords((visit) => visit('budget roadmap')),
-    );
-    positions.add(
-      2,
-      recordWords((visit) => visit('budget roadmap')),
-    );
+    positions.add(1, recordWords((visit) => visit('budget roadmap'))!);
+    positions.add(2, recordWords((visit) => visit('budget roadmap'))!);
     positions.remove(1, ['budget', 'roadmap']);
     expect([...phraseRecords('budget roadmap', positions)!.seqs]).toEqual([2]);
     positions.remove(2, ['budget', 'roadmap']);
