@@ -173,8 +173,9 @@ export class Store implements Persistence {
     if (this.failure) return Promise.reject(this.failure);
     const { operations, settle, written } = this.changes(engine);
     if (operations.length === 0 && written.length === 0) return undefined;
-    const committed = this.documents
-      .batch(() => {
+    let batch: Promise<unknown>;
+    try {
+      batch = this.documents.batch(() => {
         for (const op of operations) {
           const target = (
             op.into === 'catalog' ? this.catalog : op.into === 'documents' ? this.documents : this.texts
@@ -182,16 +183,20 @@ export class Store implements Persistence {
           if (op.value) target.put(op.key, op.value);
           else target.remove(op.key);
         }
-      })
-      .then(
-        () => {
-          for (const done of settle) done();
-        },
-        (err: Error) => {
-          this.failure ??= err;
-          throw err;
-        },
-      );
+      });
+    } catch (err) {
+      // lmdb refuses some writes at once (a key too long, say): the command fails as a commit would.
+      batch = Promise.reject(err);
+    }
+    const committed = batch.then(
+      () => {
+        for (const done of settle) done();
+      },
+      (err: Error) => {
+        this.failure ??= err;
+        throw err;
+      },
+    );
     // A text index built by the command wrote its entries before this commit: readers find them only
     // in LMDB, so the reply waits for them, in memory too.
     if (this.durable || written.length > 0) return Promise.all([committed, ...written]).then(() => {});

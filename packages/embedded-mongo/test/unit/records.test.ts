@@ -51,6 +51,22 @@ function text(i: number, length: number): string {
   return `${i}:`.padEnd(length, 'abcdefghij'[i % 10]);
 }
 
+describe('a commit LMDB refuses', () => {
+  it('fails the command and every later one with an error, rather than throwing out of the engine', async () => {
+    const { engine, store } = engineWithCache(1 << 20);
+    run(engine, { insert: 'c', documents: [{ _id: 1 }] });
+    await engine.commit();
+    // As lmdb does for a key over its limit: it throws while the batch is being queued.
+    const lmdb = store as unknown as { documents: { batch: () => Promise<boolean> } };
+    lmdb.documents.batch = () => {
+      throw new Error('Key size is larger than the maximum key size (1978)');
+    };
+    run(engine, { insert: 'c', documents: [{ _id: 2 }] });
+    await expect(engine.commit()).rejects.toThrow('maximum key size');
+    expect(engine.failure?.message).toContain('maximum key size');
+  });
+});
+
 describe('documents on disk', () => {
   it('a durable engine reopened answers from disk: reads, counts, and writes after the last id', async () => {
     const dir = dataDir();
