@@ -188,13 +188,30 @@ export class Store implements Persistence {
       // lmdb refuses some writes at once (a key too long, say): the command fails as a commit would.
       batch = Promise.reject(err);
     }
+    // lmdb gathers an event turn's writes in a transaction of its own making, whose promise it
+    // keeps (write.js, eventTurnBatching) and rejects too when the commit fails (a full disk):
+    // handled once lmdb has made it, or Node would end the process on it.
+    setImmediate(() => this.root.committed.then(undefined, () => {}));
     const committed = batch.then(
       () => {
         for (const done of settle) done();
       },
-      (err: Error) => {
+      (err: Error & { commitError?: Promise<unknown> }) => {
         this.failure ??= err;
-        throw err;
+        // lmdb rejects a failed commit (a full disk) with a summary whose `commitError` is a promise
+        // rejected with the cause: handled here (Node ends a process on an unhandled rejection), and
+        // the cause becomes the failure every later command reports.
+        if (!err.commitError) throw err;
+        return err.commitError.then(
+          () => {
+            throw err;
+          },
+          (cause: unknown) => {
+            const failure = cause instanceof Error ? cause : err;
+            if (this.failure === err) this.failure = failure;
+            throw failure;
+          },
+        );
       },
     );
     // A text index built by the command wrote its entries before this commit: readers find them only

@@ -1,10 +1,12 @@
 // The embedded engine with a data directory: what the driver was told is written is there after a
 // restart (close and reopen, or SIGKILL of the process hosting it), collections, indexes and all.
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { open } from 'lmdb';
 import { BSON, Decimal128, Double, Int32, Long, MongoClient, ObjectId } from 'mongodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startEmbeddedMongo } from '../../src/index.js';
 import { startEngineProcess } from '../../src/process.js';
 import { cleanUp, closeOpened, dataDir, opened, start } from './engines.js';
@@ -373,6 +375,43 @@ describe('embedded engine with a data directory', () => {
     const { client: reopened } = await start({ path: dir });
     expect(await reopened.db('old').collection('items').find().toArray()).toEqual([{ _id: 1, name: 'kept' }]);
   });
+
+  // A filesystem that fills: a tmpfs of 8 MB, which needs the right to mount (root here and on CI).
+  const smallDisk = path.join(tmpdir(), `embedded-mongo-full-${process.pid}`);
+  mkdirSync(smallDisk, { recursive: true });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', smallDisk]).status === 0;
+  afterAll(() => {
+    if (mounted) spawnSync('umount', [smallDisk]);
+    rmSync(smallDisk, { recursive: true, force: true });
+  });
+
+  it.skipIf(!mounted)(
+    'on a full disk fails the write with an error, refuses what follows, and loses nothing acknowledged',
+    async () => {
+      const dir = path.join(smallDisk, 'data');
+      const { client } = await start({ path: dir });
+      const items = client.db('full').collection<{ _id: number; body: string }>('items');
+      let acknowledged = 0;
+      let failure: { code?: number; message: string } | undefined;
+      for (let i = 0; i < 200 && !failure; i++) {
+        try {
+          await items.insertOne({ _id: i, body: 'x'.repeat(100_000) });
+          acknowledged++;
+        } catch (error) {
+          failure = error as { code?: number; message: string };
+        }
+      }
+      expect(failure).toMatchObject({ code: 1 });
+      expect(failure!.message).toMatch(/could not save to disk and stopped accepting commands: \S/);
+      await expect(items.findOne({ _id: 0 })).rejects.toThrow(/could not save to disk/);
+      await closeOpened();
+
+      const { client: reopened } = await start({ path: dir });
+      const kept = reopened.db('full').collection('items');
+      expect(await kept.countDocuments()).toBe(acknowledged);
+      expect(acknowledged).toBeGreaterThan(10);
+    },
+  );
 
   it('keeps every acknowledged write when the hosting process is killed mid-burst', async () => {
     const dir = dataDir();

@@ -67,6 +67,23 @@ describe('a commit LMDB refuses', () => {
   });
 });
 
+describe('a commit that fails on disk', () => {
+  it('(a full disk) fails the command with the cause, and every later one, without ending the process', async () => {
+    const { engine, store } = engineWithCache(1 << 20);
+    // As lmdb fails a commit when the disk is full: a summary error, the cause in a promise of it.
+    const lmdb = store as unknown as { documents: { batch: () => Promise<boolean> } };
+    lmdb.documents.batch = () =>
+      Promise.reject(
+        Object.assign(new Error('Commit failed (see commitError for details)'), {
+          commitError: Promise.reject(new Error('No space left on device')),
+        }),
+      );
+    run(engine, { insert: 'c', documents: [{ _id: 1 }] });
+    await expect(engine.commit()).rejects.toThrow('No space left on device');
+    expect(engine.failure?.message).toBe('No space left on device');
+  });
+});
+
 describe('documents on disk', () => {
   it('a durable engine reopened answers from disk: reads, counts, and writes after the last id', async () => {
     const dir = dataDir();
