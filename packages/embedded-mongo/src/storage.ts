@@ -257,9 +257,7 @@ export class Collection {
 
   /** Adds every document to `indexes`; on a unique index's duplicate, E11000 and they are emptied. */
   private fill(indexes: Index[]): void {
-    const texts = indexes.filter((index): index is TextIndex => index instanceof TextIndex);
-    for (const text of texts) text.store.building = true;
-    try {
+    const pass = () => {
       for (const [seq, doc] of this.docs) {
         for (const index of indexes) {
           const keys = index.keysFor(doc);
@@ -271,9 +269,11 @@ export class Collection {
           index.add(seq, keys);
         }
       }
-    } finally {
-      for (const text of texts) text.store.building = false;
-    }
+    };
+    // A text index writes its entries as it is built (text-store.ts); one per collection at most.
+    const text = indexes.find((index): index is TextIndex => index instanceof TextIndex);
+    if (text) text.store.build(pass);
+    else pass();
   }
 
   /** Rebuilds the index `name` from a changed spec (collMod's `unique`), keeping its place. */

@@ -80,13 +80,8 @@ export class TextStore implements PositionSource {
   private clearing: TextWrite[] | undefined;
   /** Clears taken into a commit not done yet: until then LMDB's entries are not read. */
   private clearsInFlight = 0;
-  /**
-   * Set while the index is built over a collection's documents: its entries are then written as
-   * they come, in batches of their own, since its storage id is in no catalog entry until the
-   * command's commit (a build cut short leaves entries no index names: removed on the next open).
-   */
-  building = false;
-  private unsavedWrites = 0;
+  /** A build's entries not written yet (see `build`). */
+  private built: TextWrite[] | undefined;
   private buildWrites: Promise<void>[] = [];
 
   constructor(
@@ -98,29 +93,43 @@ export class TextStore implements PositionSource {
     return this.clearing !== undefined || this.clearsInFlight > 0;
   }
 
+  /**
+   * Builds the index over a collection's documents, `fill` adding each. The entries are written as
+   * they come, in batches of their own, not held: the storage id is in no catalog entry until the
+   * command's commit, which waits for them, and nothing reads the index before. A build cut short
+   * leaves entries no index names, removed on the next open.
+   */
+  build(fill: () => void): void {
+    this.built = [];
+    try {
+      fill();
+      this.writeBuilt();
+    } finally {
+      this.built = undefined;
+    }
+  }
+
   add(seq: number, record: TextRecord): void {
+    if (this.built) {
+      for (const write of this.writes(seq, record, true)) this.built.push(write);
+      if (this.built.length >= BUILD_WRITES_AT_ONCE) this.writeBuilt();
+      return;
+    }
     const pending = this.pendingOf(seq, null);
     pending.current = record;
     pending.unsaved = true;
     this.hold(seq, record);
-    if (!this.building) return;
-    this.unsavedWrites += record.scores.size + (record.words?.size ?? 1);
-    if (this.unsavedWrites >= BUILD_WRITES_AT_ONCE) this.writeBuilt();
   }
 
-  /** Writes what a build has held so far and lets it go (see `building`). */
   private writeBuilt(): void {
-    const { writes, settle, written } = this.takeUnsaved();
-    settle(); // nothing reads the index before the command's commit, which comes after this batch
-    this.unsavedWrites = 0;
+    const writes = this.built!;
+    if (writes.length === 0) return;
+    this.built = [];
     const db = this.db;
     const batch = db.batch(() => {
-      for (const [key, value] of writes) {
-        if (value) db.put(key, value);
-        else db.remove(key);
-      }
+      for (const [key, value] of writes) db.put(key, value!);
     });
-    this.buildWrites = [...written, batch.then(() => {})];
+    this.buildWrites.push(batch.then(() => {}));
   }
 
   /** The record's entries go; `record` is what it held, as the index computes it from the old document. */
@@ -133,6 +142,7 @@ export class TextStore implements PositionSource {
 
   /** Every record's entries go. */
   clear(): void {
+    if (this.built) this.built = [];
     const removals: TextWrite[] = this.clearing ?? [];
     // What commits already taken will write is not in LMDB yet: removed by name.
     for (const [seq, { stored }] of this.pending)
@@ -184,7 +194,7 @@ export class TextStore implements PositionSource {
     if (!this.storedIgnored) {
       for (const { key, value } of this.db.getRange(this.range(POSITIONS, word))) {
         const seq = key[3] as number;
-        if (!this.pending.has(seq)) yield [seq, Uint8Array.from(value)];
+        if (!this.pending.has(seq)) yield [seq, value]; // a copy of its own: lmdb gives each entry one
       }
     }
     yield* this.positionsInMemory.positions(word);
