@@ -150,9 +150,10 @@ export class Store implements Persistence {
 
   /**
    * Puts the stored collections back into the engine, their ordered indexes rebuilt. A text index
-   * built here (a layout 1 store) is written at once, with its catalog entry.
+   * built here (a layout 1 store) is written at once, with its catalog entry: the engine answers
+   * once that is done, since the index reads its entries from LMDB alone.
    */
-  load(engine: Engine): void {
+  async load(engine: Engine): Promise<void> {
     const named = new Set<string>();
     for (const { key: id, value } of this.catalog.getRange()) {
       const entry = decodeDocument(value) as unknown as CatalogEntry;
@@ -166,7 +167,7 @@ export class Store implements Persistence {
     // Entries no catalog entry names: those of a build a crash cut short.
     for (const id of TextStore.storageIds(this.texts))
       if (!named.has(id)) for (const write of TextStore.removals(this.texts, id)) this.orphans.push(write);
-    this.commit(engine)?.catch(() => {}); // a failure is kept as this.failure
+    await this.commit(engine);
   }
 
   commit(engine: Engine): Promise<void> | undefined {

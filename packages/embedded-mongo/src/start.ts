@@ -54,7 +54,7 @@ export async function startEmbeddedMongo(options: EmbeddedMongoOptions = {}): Pr
   const engine = new Engine(store);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    store.load(engine);
+    await store.load(engine);
     server = await startServer(engine, { host: options.host, port: options.port });
   } catch (err) {
     await engine.close();
