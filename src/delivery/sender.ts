@@ -81,8 +81,10 @@ export class Sender {
     const connectTimeout = Math.min(options.connectTimeoutMs, this.timeoutMs);
     this.agent = new Agent({
       connect: options.egress.connector(connectTimeout),
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
+      // The attempt's total timeout (send) is what cuts it; undici's own, timed coarsely (to about
+      // a second), only back it up: equal to it, they sometimes fired first.
+      headersTimeout: this.timeoutMs + 2_000,
+      bodyTimeout: this.timeoutMs + 2_000,
       keepAliveTimeout: 4_000,
       connections: 16,
     });
