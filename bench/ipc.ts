@@ -128,15 +128,14 @@ export class Child {
 }
 
 /**
- * Resident memory in bytes. `file` is the pages of files the process maps and has read (the
- * engine's LMDB data file): the kernel's page cache, shared and dropped under memory pressure,
- * which a database reading through read() instead of a map would not show in its RSS at all.
- * `private` is the process's own memory (its heap, buffers and stacks).
+ * Resident memory in bytes. `private` is the process's own memory (its heap, buffers and stacks);
+ * the rest of `rss` is mostly the pages of files it maps and has read (the engine's LMDB data file):
+ * the kernel's page cache, shared and dropped under memory pressure, which a database reading
+ * through read() instead of a map would not show in its RSS at all.
  */
 export interface ResidentMemory {
   rss: number;
   private: number;
-  file: number;
 }
 
 export function residentMemoryOf(pid: number): ResidentMemory | null {
@@ -144,7 +143,7 @@ export function residentMemoryOf(pid: number): ResidentMemory | null {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (field: string) =>
       Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
-    const memory = { rss: kb('VmRSS'), private: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') };
+    const memory = { rss: kb('VmRSS'), private: kb('RssAnon') };
     return Object.values(memory).some(Number.isNaN) ? null : memory;
   } catch {
     return null;
@@ -152,13 +151,7 @@ export function residentMemoryOf(pid: number): ResidentMemory | null {
 }
 
 export function rssOf(pid: number): number | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-    return match ? Number(match[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
+  return residentMemoryOf(pid)?.rss ?? null;
 }
 
 /** Samples the RSS of `pids` every `everyMs` until stopped; returns the peak of each. */

@@ -3,7 +3,6 @@
  * server and the engine: CPU per request from their counters, peak RSS sampled meanwhile. The round
  * ends when the server has gone quiet, so the next server's round starts on an idle engine.
  */
-
 import { loadavg } from 'node:os';
 import { type Child, engineIdle, sampleRss } from './ipc.js';
 import { type LoadRequest, runLoad } from './load.js';

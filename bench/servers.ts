@@ -31,7 +31,6 @@ export interface Servers {
   server: (target: Target) => { url: string; child: Child };
 }
 
-/** The dataset, and the engine's RSS once it holds it (every index built, the text indexes too). */
 /** The dataset the servers are measured on, and the engine's resident memory once it holds it (ipc.ts). */
 export type ServedDataset = LoadedDataset & { engineRssMb: number | null; enginePrivateMb: number | null };
 

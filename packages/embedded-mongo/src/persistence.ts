@@ -87,6 +87,8 @@ export class Store implements Persistence {
   private readonly texts: TextDatabase;
   /** Text entries of no index, found on open: removed by the first commit. */
   private orphans: TextWrite[] = [];
+  /** Whether this event turn's lmdb transaction has its failure handled already (commit). */
+  private watchingTurn = false;
 
   private constructor(
     private readonly root: RootDatabase,
@@ -191,8 +193,14 @@ export class Store implements Persistence {
     }
     // lmdb gathers an event turn's writes in a transaction of its own making, whose promise it
     // keeps (write.js, eventTurnBatching) and rejects too when the commit fails (a full disk):
-    // handled once lmdb has made it, or Node would end the process on it.
-    setImmediate(() => this.root.committed.then(undefined, () => {}));
+    // handled once lmdb has made it (one per turn), or Node would end the process on it.
+    if (!this.watchingTurn) {
+      this.watchingTurn = true;
+      setImmediate(() => {
+        this.watchingTurn = false;
+        this.root.committed.then(undefined, () => {});
+      });
+    }
     const committed = batch.then(
       () => {
         for (const done of settle) done();
@@ -254,8 +262,12 @@ export class Store implements Persistence {
       for (const collection of db.collections.values()) {
         live.add(collection);
         const saved = this.saved.get(collection);
-        if (saved) for (const gone of droppedTextIndexes(saved.indexes, collection)) texts(gone.store.drop());
-        if (!saved || catalogChanged(saved, collection)) operations.push(this.catalogPut(collection));
+        if (!saved || catalogChanged(saved, collection)) {
+          // A text index dropped (or redefined) changed the catalog entry: its entries go with it.
+          if (saved)
+            for (const gone of droppedTextIndexes(saved.indexes, collection)) texts(gone.store.drop());
+          operations.push(this.catalogPut(collection));
+        }
         const text = collection.textIndex?.store.takeUnsaved();
         if (text) {
           texts(text.writes);

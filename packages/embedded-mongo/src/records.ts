@@ -75,7 +75,9 @@ export class RecordStore implements Iterable<[number, Document]> {
     // LMDB's own buffer, reused by its next read: no copy of the whole document.
     const bytes = this.space.documents.getBinaryFast([this.collectionId, seq]);
     if (!bytes) return undefined;
-    return bytes.length < LARGE_DOCUMENT_BYTES ? this.load(seq, false) : partialDocument(bytes, fields);
+    // A small one is cached whole, from a copy of the bytes just read (not read again).
+    if (bytes.length < LARGE_DOCUMENT_BYTES) return this.cache(seq, bytes.slice(), false);
+    return partialDocument(bytes, fields);
   }
 
   has(seq: number): boolean {
@@ -150,7 +152,11 @@ export class RecordStore implements Iterable<[number, Document]> {
   private load(seq: number, byScan: boolean): Document | undefined {
     // `get` gives the bytes a copy of their own, which a lazily decoded document may keep.
     const bytes = this.space.documents.get([this.collectionId, seq]);
-    if (!bytes) return undefined;
+    return bytes && this.cache(seq, bytes, byScan);
+  }
+
+  /** The document of `bytes` (which it may keep), cached. */
+  private cache(seq: number, bytes: Uint8Array, byScan: boolean): Document {
     const doc = storedDocument(bytes);
     this.cached.put(seq, doc, bytes.length, byScan);
     return doc;

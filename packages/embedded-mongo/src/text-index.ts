@@ -152,7 +152,6 @@ export class TextIndex extends Index {
       caseSensitive: search.caseSensitive,
       diacriticSensitive: search.diacriticSensitive,
     };
-    const notPlain = this.store.notPlain();
     const negated = [...search.negated];
     const holdsNegated = (seq: number) => negated.some((term) => this.store.holdsTerm(term, seq));
     // The plain records holding each phrase, read from the positions. A sensitive search's phrase
@@ -166,6 +165,8 @@ export class TextIndex extends Index {
     };
     const found = search.phrases.map(recordsHolding);
     const excluded = search.negatedPhrases.map(recordsHolding);
+    // Only phrases tell plain records from others: without one, a record's text is not read for it.
+    const notPlain = phrases.length + negatedPhrases.length > 0 ? this.store.notPlain() : new Set<number>();
     const holds = (doc: Document, test: (text: string) => boolean) => {
       let found = false;
       this.text.forEachText(doc, (text) => {
@@ -205,7 +206,7 @@ export class TextIndex extends Index {
             return negative;
           });
           if (!positive || negative) return false;
-        } else if (holdsNegated(seq)) return false;
+        }
         if (phrases.length === 0 && negatedPhrases.length === 0) return true;
         const plain = !notPlain.has(seq);
         if (!phrases.every((phrase) => holds(doc, (text) => phrase(text, plain)))) return false;
@@ -219,6 +220,6 @@ export class TextIndex extends Index {
 export interface TextMatch {
   /** Whether the record matches, or undefined when only its document can tell. */
   decide(seq: number): boolean | undefined;
-  /** Whether the record matches, read from its document. */
+  /** Whether a record `decide` left undecided matches, read from its document. */
   test(seq: number, doc: Document): boolean;
 }

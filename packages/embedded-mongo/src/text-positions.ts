@@ -80,11 +80,11 @@ function encode(values: number[]): EncodedPositions {
   return Uint8Array.from(bytes);
 }
 
-/** Decodes `bytes[from, to)` into `out` (position << 1 | one space follows), ascending. */
-function decodeInto(bytes: Uint8Array, from: number, to: number, out: number[]): void {
+/** Appends the positions of `bytes` to `out` (position << 1 | one space follows), ascending. */
+function decodeInto(bytes: EncodedPositions, out: number[]): void {
   let previous = 0;
-  let i = from;
-  while (i < to) {
+  let i = 0;
+  while (i < bytes.length) {
     let v = 0;
     let shift = 0;
     let b: number;
@@ -155,19 +155,17 @@ export function phraseRecords(phrase: string, source: PositionSource): PhraseRec
   // Between words, one space is answered here; other whitespace only narrows the candidates.
   const exact = startsOpen && endsOpen && gaps.every((g) => g === ' ');
   const last = words.length - 1;
-  let vocabulary: string[] | undefined;
+  let known: string[] | undefined;
+  const vocabulary = () => {
+    known ??= [...source.words()];
+    return known;
+  };
   // Each word's records, with the positions of every text word it may fall in.
   const byRecord = words.map((part, k) => {
-    const fit: Fit =
-      k === 0 && startsOpen
-        ? k === last && endsOpen
-          ? 'inside'
-          : 'end'
-        : k === last && endsOpen
-          ? 'start'
-          : 'whole';
-    vocabulary ??= fit === 'whole' ? undefined : [...source.words()];
-    const matching = fit === 'whole' ? [part] : vocabulary!.filter((word) => fits(fit, word, part));
+    const cutBefore = k === 0 && startsOpen; // the text word may go on before the phrase's
+    const cutAfter = k === last && endsOpen;
+    const fit: Fit = cutBefore ? (cutAfter ? 'inside' : 'end') : cutAfter ? 'start' : 'whole';
+    const matching = fit === 'whole' ? [part] : vocabulary().filter((word) => fits(fit, word, part));
     const at = new Map<number, EncodedPositions[]>();
     for (const word of matching) {
       for (const [seq, positions] of source.positions(word)) {
@@ -188,7 +186,7 @@ export function phraseRecords(phrase: string, source: PositionSource): PhraseRec
       const out = positions[k]!;
       out.length = 0;
       const lists = at.get(seq)!;
-      for (const list of lists) decodeInto(list, 0, list.length, out);
+      for (const list of lists) decodeInto(list, out);
       if (lists.length > 1) out.sort((a, b) => a - b);
     });
     if (follows(positions, gaps)) seqs.add(seq);
