@@ -75,8 +75,10 @@ export class RecordStore implements Iterable<[number, Document]> {
     // LMDB's own buffer, reused by its next read: no copy of the whole document.
     const bytes = this.space.documents.getBinaryFast([this.collectionId, seq]);
     if (!bytes) return undefined;
-    // A small one is cached whole, from a copy of the bytes just read (not read again).
-    if (bytes.length < LARGE_DOCUMENT_BYTES) return this.cache(seq, bytes.slice(), false);
+    // A small one is cached whole, from a copy of the bytes just read (not read again). A copy by
+    // Uint8Array's slice, to the length lmdb set: a Buffer's slice is a view of the reused buffer.
+    if (bytes.length < LARGE_DOCUMENT_BYTES)
+      return this.cache(seq, Uint8Array.prototype.slice.call(bytes, 0, bytes.length), false);
     return partialDocument(bytes, fields);
   }
 

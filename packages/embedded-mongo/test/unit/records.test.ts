@@ -85,6 +85,18 @@ describe('a commit that fails on disk', () => {
 });
 
 describe('documents on disk', () => {
+  it('a small document read in part, then others, reads back whole as written', async () => {
+    const { client } = await start({});
+    const c = client.db('app').collection<Numbered>('small');
+    const docs = Array.from({ length: 50 }, (_, i) => ({ _id: i, group: i % 5, body: text(i, 40) }));
+    await c.insertMany(docs);
+    // Partial reads (a projection) of every document, one after another through lmdb's one buffer...
+    for (const { _id } of docs)
+      expect(await c.findOne({ _id }, { projection: { group: 1 } })).toEqual({ _id, group: _id % 5 });
+    // ...leave each cached as it was written.
+    expect(await c.find().sort({ _id: 1 }).toArray()).toEqual(docs);
+  });
+
   it('a durable engine reopened answers from disk: reads, counts, and writes after the last id', async () => {
     const dir = dataDir();
     const docs = Array.from({ length: 2000 }, (_, i) => ({ _id: i, group: i % 10, body: text(i, 300) }));
