@@ -51,6 +51,8 @@ export const ErrorCode = {
   Location51024: 51024,
   BSONObjectTooLarge: 10334,
   DuplicateKey: 11000,
+  /** An index key longer than the store keeps (index-store.ts). */
+  KeyTooLong: 17280,
 } as const;
 
 const codeNames = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code, name]));

@@ -1,8 +1,9 @@
-// Index metadata plus its entries: an ordered B-tree of (key values in BSON order, record id) for
-// range scans in either direction (the planner), and a hash map from key to record ids for unique
-// enforcement.
-import sortedBtree from 'sorted-btree';
+// Index metadata, the keys a document gives, and how a scan of index bounds reads the entries: kept
+// in LMDB in BSON order (index-store.ts) for range scans in either direction (the planner), and for
+// a unique index's duplicates.
 import { CommandError, ErrorCode } from './errors.js';
+import { type Entry, type IndexStore, keyTooLong, LONGEST_INDEX_KEY } from './index-store.js';
+import { encodeKey, typeBracket } from './key-string.js';
 import { toDouble } from './numbers.js';
 import {
   compareValues,
@@ -16,10 +17,6 @@ import {
   typeOrder,
 } from './values.js';
 
-// sorted-btree is CommonJS: Node's ESM loader hands its `exports` object to a default import,
-// vitest's the class itself.
-const BTree = ('default' in sortedBtree ? sortedBtree.default : sortedBtree) as typeof sortedBtree.default;
-
 export interface IndexSpec extends Document {
   v: number;
   key: Document;
@@ -31,6 +28,8 @@ export interface IndexSpec extends Document {
 
 export class IndexKey {
   private hash: string | undefined;
+  /** The values as key-string bytes in the index's directions (an ordered index's keys only). */
+  bytes: Buffer | undefined;
 
   /** `values`: the key values in index field order; missing fields are `null`. */
   constructor(readonly values: unknown[]) {}
@@ -187,28 +186,6 @@ export function validateIndexSpec(spec: Document): asserts spec is Document & { 
   }
 }
 
-type Postings = number | Set<number>;
-
-function addPosting(map: Map<string, Postings>, key: string, seq: number): void {
-  const existing = map.get(key);
-  if (existing === undefined) map.set(key, seq);
-  else if (typeof existing === 'number') {
-    if (existing !== seq) map.set(key, new Set([existing, seq]));
-  } else existing.add(seq);
-}
-
-function removePosting(map: Map<string, Postings>, key: string, seq: number): void {
-  const existing = map.get(key);
-  if (existing === undefined) return;
-  if (typeof existing === 'number') {
-    if (existing === seq) map.delete(key);
-  } else {
-    existing.delete(seq);
-    if (existing.size === 1) map.set(key, existing.values().next().value as number);
-    else if (existing.size === 0) map.delete(key);
-  }
-}
-
 /**
  * The edge of a BSON type bracket: before (side -1) or after (side 1) every value of the type
  * whose canonical order is `order` (values.ts typeOrder). Range bounds stop at their type's edge
@@ -257,15 +234,8 @@ export function inInterval(v: unknown, iv: Interval): boolean {
   return hi < 0 || (hi === 0 && iv.hiInc);
 }
 
-/** Stored entry; probes use seq ±Infinity to land before/after every record of a key. */
-export interface Entry {
-  values: unknown[];
-  seq: number;
-}
-
-// Probe values below / above everything in tree order, whatever the field's direction.
-const TREE_LOW = Symbol('low');
-const TREE_HIGH = Symbol('high');
+/** A position after every key that begins with the bytes before it (index-store.ts). */
+const AFTER_ALL = Buffer.of(0xff);
 
 /** Per-field intervals to scan, plus the key / record counters an execution reports. */
 export interface ScanStats {
@@ -275,8 +245,23 @@ export interface ScanStats {
 /** Above this many equality combinations a compound scan walks the remaining fields' ranges instead. */
 const MAX_POINT_COMBINATIONS = 1000;
 
-/** B-tree branching factor: wider than sorted-btree's default 64 for fewer levels per insert (~7% faster at 100k). */
-const NODE_SIZE = 128;
+/**
+ * Where `bound` (a value, or a type's edge) of a field in `direction` stands among key bytes: before
+ * every key whose field holds it, or after them all (`after`). An edge stands between types.
+ */
+function keyPosition(bound: unknown, direction: number, after: boolean): Buffer {
+  if (!(bound instanceof TypeEdge)) {
+    const bytes = encodeKey([bound], [direction]);
+    return after ? Buffer.concat([bytes, AFTER_ALL]) : bytes;
+  }
+  // In the index's order a descending field's edges swap sides.
+  const treeSide = bound.side * direction;
+  if (bound.order <= MIN_KEY.order || bound.order >= MAX_KEY.order)
+    return treeSide > 0 ? AFTER_ALL : Buffer.alloc(0);
+  const bracket = typeBracket(bound.order);
+  const first = direction > 0 ? bracket : 0xff - bracket;
+  return Buffer.of(treeSide > 0 ? first + 1 : first);
+}
 
 export class Index {
   readonly spec: IndexSpec;
@@ -288,13 +273,17 @@ export class Index {
   /** Per field: whether some document gave it several keys (an array), as mongod's multikeyPaths. */
   readonly multikey: boolean[];
   protected readonly partial: ((doc: Document) => boolean) | undefined;
-  /** Unique indexes only: record ids by key, to find a duplicate without a tree walk. */
-  private entries = new Map<string, Postings>();
-  private readonly tree;
+  /** Its entries: undefined for an index that keeps its own (text). */
+  readonly entries: IndexStore | undefined;
   /** What readRoots() gives, asked once (at the first update). */
   private roots: string[] | null | undefined;
 
-  constructor(spec: IndexSpec, partialMatcher?: (doc: Document) => boolean) {
+  /** `entries`: where its entries are kept; none for a text index, which keeps its own. */
+  constructor(
+    spec: IndexSpec,
+    partialMatcher: ((doc: Document) => boolean) | undefined,
+    entries?: IndexStore,
+  ) {
     this.spec = spec;
     this.fields = Object.keys(spec.key);
     this.directions = this.fields.map((f) => ((toDouble(spec.key[f]) ?? 1) < 0 ? -1 : 1));
@@ -302,7 +291,12 @@ export class Index {
     this.sparse = spec.sparse === true;
     this.multikey = this.fields.map(() => false);
     this.partial = partialMatcher;
-    this.tree = new BTree<Entry, undefined>(undefined, (a, b) => this.compareEntries(a, b), NODE_SIZE);
+    this.entries = entries;
+  }
+
+  /** Where its entries are, named in its collection's catalog entry. */
+  get storageId(): string {
+    return this.entries!.storageId;
   }
 
   get name(): string {
@@ -316,31 +310,6 @@ export class Index {
   /** Whether the key pattern is all ascending/descending fields (not hashed, text or geo). */
   get ordered(): boolean {
     return Object.values(this.spec.key).every((dir) => toDouble(dir) !== undefined);
-  }
-
-  private compareEntries(a: Entry, b: Entry): number {
-    for (let i = 0; i < this.fields.length; i++) {
-      const x = a.values[i];
-      const y = b.values[i];
-      if (x === y) continue;
-      // The commonest keys, two strings, numbers or dates, compared inline: an insert makes about
-      // twenty comparisons per index. An invalid date or NaN goes the general way.
-      if (typeof x === 'string' && typeof y === 'string') return (x < y ? -1 : 1) * this.directions[i]!;
-      const d =
-        typeof x === 'number' && typeof y === 'number'
-          ? x - y
-          : x instanceof Date && y instanceof Date
-            ? x.getTime() - y.getTime()
-            : Number.NaN;
-      if (d < 0) return -this.directions[i]!;
-      if (d > 0) return this.directions[i]!;
-      if (d === 0) continue;
-      if (x === TREE_LOW || y === TREE_HIGH) return -1;
-      if (x === TREE_HIGH || y === TREE_LOW) return 1;
-      const c = compareKeyValues(x, y);
-      if (c !== 0) return c * this.directions[i]!;
-    }
-    return a.seq - b.seq;
   }
 
   /** Keys a document contributes to this index (empty when sparse/partial excludes it). */
@@ -362,7 +331,8 @@ export class Index {
       } else if (vals[0] === MISSING) missing++;
     }
     if (this.sparse && missing === n) return [];
-    if (multiIdx < 0) return [new IndexKey(perField.map((vals) => (vals[0] === MISSING ? null : vals[0])))];
+    if (multiIdx < 0)
+      return this.encoded([new IndexKey(perField.map((vals) => (vals[0] === MISSING ? null : vals[0])))]);
     // One key per distinct element of the array field.
     const keys: IndexKey[] = [];
     const seen = new Set<string>();
@@ -377,6 +347,16 @@ export class Index {
       seen.add(key.key);
       keys.push(key);
     }
+    return this.encoded(keys);
+  }
+
+  /** `keys` with their bytes, refused when one is longer than the store keeps. */
+  private encoded(keys: IndexKey[]): IndexKey[] {
+    if (!this.entries) return keys;
+    for (const key of keys) {
+      key.bytes = encodeKey(key.values, this.directions);
+      if (key.bytes.length > LONGEST_INDEX_KEY) throw keyTooLong(this.name, key.bytes.length);
+    }
     return keys;
   }
 
@@ -388,17 +368,11 @@ export class Index {
         keys.some((k) => Array.isArray(k.values[i]) || k.values[i] !== keys[0]!.values[i])
       )
         this.multikey[i] = true;
-    for (const key of keys) {
-      if (this.unique) addPosting(this.entries, key.key, seq);
-      this.tree.set({ values: key.values, seq }, undefined);
-    }
+    for (const key of keys) this.entries!.add(key.bytes!, seq, key.values);
   }
 
   remove(seq: number, keys: IndexKey[]): void {
-    for (const key of keys) {
-      if (this.unique) removePosting(this.entries, key.key, seq);
-      this.tree.delete({ values: key.values, seq });
-    }
+    for (const key of keys) this.entries!.remove(key.bytes!, seq);
   }
 
   /**
@@ -422,15 +396,7 @@ export class Index {
   /** For unique indexes: the first key already owned by another record. */
   conflict(keys: IndexKey[], self?: number): IndexKey | undefined {
     if (!this.unique) return undefined;
-    for (const k of keys) {
-      const existing = this.entries.get(k.key);
-      if (existing === undefined) continue;
-      if (typeof existing === 'number') {
-        if (existing !== self) return k;
-      } else {
-        for (const seq of existing) if (seq !== self) return k;
-      }
-    }
+    for (const k of keys) for (const seq of this.entries!.records(k.bytes!)) if (seq !== self) return k;
     return undefined;
   }
 
@@ -472,29 +438,25 @@ export class Index {
       combinations *= bounds[prefix]!.length;
       prefix++;
     }
-    const ranges: Array<{ low: Entry; high: Entry }> = [];
+    const ranges: Array<{ low: Buffer; high: Buffer }> = [];
     const walk = (i: number, values: unknown[]): void => {
       for (const iv of treeOrder[i]!) {
         if (i < prefix) {
           walk(i + 1, [...values, iv.lo]);
           continue;
         }
-        const rest = n - i - 1;
-        const low = [...values, iv.lo, ...Array(rest).fill(iv.loInc ? TREE_LOW : TREE_HIGH)];
-        const high = [...values, iv.hi, ...Array(rest).fill(iv.hiInc ? TREE_HIGH : TREE_LOW)];
+        const leading = encodeKey(values, this.directions);
+        const direction = this.directions[i]!;
         ranges.push({
-          low: { values: low, seq: iv.loInc ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY },
-          high: { values: high, seq: iv.hiInc ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY },
+          low: Buffer.concat([leading, keyPosition(iv.lo, direction, !iv.loInc)]),
+          high: Buffer.concat([leading, keyPosition(iv.hi, direction, iv.hiInc)]),
         });
       }
     };
     walk(0, []);
     if (direction === -1) ranges.reverse();
     for (const { low, high } of ranges) {
-      const keys = direction === 1 ? this.tree.entries(low) : this.tree.entriesReversed(high);
-      for (const [entry] of keys) {
-        if (direction === 1 ? this.compareEntries(entry, high) > 0 : this.compareEntries(entry, low) < 0)
-          break;
+      for (const entry of this.entries!.scan(low, high, direction)) {
         stats.keysExamined++;
         let inBounds = true;
         for (let i = prefix + 1; i < n && inBounds; i++) {
@@ -507,9 +469,9 @@ export class Index {
     }
   }
 
+  /** Forgets the entries of an index not committed yet (a build that failed). */
   clear(): void {
-    this.entries.clear();
-    this.tree.clear();
+    this.entries?.forget();
     this.multikey.fill(false);
   }
 

@@ -68,9 +68,13 @@ class ByteWriter {
   }
 }
 
-/** Type brackets: typeOrder's ranks, spread over bytes (1.5, the empty array, included). */
+/** The byte that begins every value whose typeOrder is `order`: the ranks spread over bytes (1.5, the empty array, included). */
+export function typeBracket(order: number): number {
+  return order * 10;
+}
+
 function bracketOf(value: unknown): number {
-  return typeOrder(value) * 10;
+  return typeBracket(typeOrder(value));
 }
 
 const NUMBER_CLASS = { nan: 0, negativeInfinity: 1, negative: 2, zero: 3, positive: 4, positiveInfinity: 5 };

@@ -1,11 +1,10 @@
-// The store: the engine's collections, index definitions, documents and text indexes in an LMDB
-// environment (the `lmdb` package) in a directory. Documents and text index entries are read from
-// it on demand (records.ts, text-store.ts); the catalog and the ordered indexes are held in memory.
-// After each command the changes it made are written in one LMDB batch (one transaction), and a
-// durable store's reply waits for that commit to be synced to disk. On open, collections come back
-// with their options and uuid, their text indexes as they were, and their ordered indexes built
-// from their specs in one pass over their documents. In memory (no `path`), the same store runs in
-// a temporary directory, unsynced.
+// The store: the engine's collections, index definitions, documents and index entries in an LMDB
+// environment (the `lmdb` package) in a directory. Documents and index entries are read from it on
+// demand (records.ts, index-store.ts, text-store.ts); the catalog is held in memory. After each
+// command the changes it made are written in one LMDB batch (one transaction), and a durable
+// store's reply waits for that commit to be synced to disk. On open, collections come back with
+// their options, uuid and indexes as they were: nothing is read but the catalog. In memory (no
+// `path`), the same store runs in a temporary directory, unsynced.
 import {
   closeSync,
   mkdirSync,
@@ -22,6 +21,7 @@ import path from 'node:path';
 import { BSON, UUID } from 'bson';
 import { type Database, open, type RootDatabase } from 'lmdb';
 import { DEFAULT_CACHE_MB, DocumentCache } from './document-cache.js';
+import { IndexStore, type KeysDatabase, type KeyWrite } from './index-store.js';
 import type { Index } from './indexes.js';
 import type { RecordSpace } from './records.js';
 import { Collection, type Engine, type Persistence } from './storage.js';
@@ -37,6 +37,8 @@ interface Saved {
   indexes: Index[];
   /** The collection's catalogVersion (options or index specs changed in place by collMod). */
   catalogVersion: number;
+  /** Its indexes' multikey fields, as multikeyOf shows them. */
+  multikey: string;
 }
 
 /** Catalog entry, stored as BSON under the collection's uuid. */
@@ -45,7 +47,11 @@ interface CatalogEntry {
   name: string;
   options: Document;
   indexes: Document[];
-  /** Where its text index's entries are in the `text` database (text-store.ts). */
+  /** Index name → where the index's entries are: the `keys` database, or `text` for a text index. */
+  storage?: Record<string, string>;
+  /** Index name → the fields some document gave several keys (Index.multikey). */
+  multikey?: Record<string, string[]>;
+  /** Layout 2 named only its text index's storage (ordered indexes were built on open). */
   text?: string;
 }
 
@@ -53,20 +59,21 @@ interface CatalogEntry {
 type Operation =
   | { into: 'catalog'; key: string; value?: Uint8Array }
   | { into: 'documents'; key: [string, number]; value?: Uint8Array }
+  | { into: 'keys'; key: KeyWrite[0]; value?: Uint8Array | undefined }
   | { into: 'text'; key: TextWrite[0]; value?: Uint8Array | undefined };
 
 const SERIALIZE_OPTIONS = { ignoreUndefined: true } as const;
 
 /**
  * The layout this code writes and reads, kept under `layout` in the `meta` database. Layout 1 (and a
- * store written before the marker existed) kept no text index entries: its text indexes are built
- * once on open, and it becomes layout 2.
+ * store written before the marker existed) kept no index entries, layout 2 those of text indexes
+ * alone: an index whose catalog entry names no storage is built once on open, and written.
  */
-const LAYOUT = 2;
-const LAYOUTS_READ = new Set([1, LAYOUT]);
+const LAYOUT = 3;
+const LAYOUTS_READ = new Set([1, 2, LAYOUT]);
 
 /** The named databases of a store of this layout. */
-const OWN_DATABASES = new Set(['catalog', 'documents', 'meta', 'text']);
+const OWN_DATABASES = new Set(['catalog', 'documents', 'keys', 'meta', 'text']);
 
 /** LMDB's magic number, 0xBEEFC0DE, sits at this offset of its data file's first (meta) page. */
 const LMDB_MAGIC_OFFSET = 0x18;
@@ -84,9 +91,10 @@ export class Store implements Persistence {
   private readonly saved = new Map<Collection, Saved>();
   private readonly catalog;
   private readonly documents;
+  private readonly keys: KeysDatabase;
   private readonly texts: TextDatabase;
-  /** Text entries of no index, found on open: removed by the first commit. */
-  private orphans: TextWrite[] = [];
+  /** Index entries of no index, found on open: removed by the first commit. */
+  private orphans: { keys: KeyWrite[]; text: TextWrite[] } = { keys: [], text: [] };
   /** Whether this event turn's lmdb transaction has its failure handled already (commit). */
   private watchingTurn = false;
 
@@ -100,8 +108,9 @@ export class Store implements Persistence {
   ) {
     this.catalog = root.openDB<Uint8Array, string>('catalog', { encoding: 'binary' });
     this.documents = root.openDB<Uint8Array, [string, number]>('documents', { encoding: 'binary' });
+    this.keys = root.openDB<Uint8Array, Buffer>('keys', { encoding: 'binary', keyEncoding: 'binary' });
     this.texts = root.openDB('text', { encoding: 'binary' }) as TextDatabase;
-    this.records = { documents: this.documents, cache, texts: this.texts };
+    this.records = { documents: this.documents, cache, keys: this.keys, texts: this.texts };
   }
 
   /** Opens (creating) the store in `dir`; refuses a directory another live engine is using. */
@@ -151,24 +160,30 @@ export class Store implements Persistence {
   }
 
   /**
-   * Puts the stored collections back into the engine, their ordered indexes rebuilt. A text index
-   * built here (a layout 1 store) is written at once, with its catalog entry: the engine answers
-   * once that is done, since the index reads its entries from LMDB alone.
+   * Puts the stored collections back into the engine. An index built here (its catalog entry, of an
+   * older layout, names no storage for it) is written at once, with its catalog entry: the engine
+   * answers once that is done.
    */
   async load(engine: Engine): Promise<void> {
     const named = new Set<string>();
     for (const { key: id, value } of this.catalog.getRange()) {
       const entry = decodeDocument(value) as unknown as CatalogEntry;
       const collection = new Collection(this.records, entry.db, entry.name, entry.options, new UUID(id));
-      collection.restoreIndexes(entry.indexes, entry.text);
+      const storage = { ...entry.storage };
+      const text = entry.indexes.find((spec) => Object.values(spec.key as Document).includes('text'));
+      if (entry.text && text) storage[text.name as string] ??= entry.text;
+      collection.restoreIndexes(entry.indexes, storage, entry.multikey ?? {});
       engine.db(entry.db).collections.set(entry.name, collection);
-      const text = collection.textIndex;
-      if (!text || text.store.storageId === entry.text) this.saved.set(collection, savedState(collection));
-      if (entry.text) named.add(entry.text);
+      // Not saved when an index was built: the next commit writes the catalog entry naming it.
+      if (entry.indexes.every((spec) => storage[spec.name as string] !== undefined))
+        this.saved.set(collection, savedState(collection));
+      for (const storageId of Object.values(storage)) named.add(storageId);
     }
     // Entries no catalog entry names: those of a build a crash cut short.
+    for (const id of IndexStore.storageIds(this.keys))
+      if (!named.has(id)) this.orphans.keys.push(...IndexStore.removals(this.keys, id));
     for (const id of TextStore.storageIds(this.texts))
-      if (!named.has(id)) for (const write of TextStore.removals(this.texts, id)) this.orphans.push(write);
+      if (!named.has(id)) this.orphans.text.push(...TextStore.removals(this.texts, id));
     await this.commit(engine);
   }
 
@@ -180,9 +195,7 @@ export class Store implements Persistence {
     try {
       batch = this.documents.batch(() => {
         for (const op of operations) {
-          const target = (
-            op.into === 'catalog' ? this.catalog : op.into === 'documents' ? this.documents : this.texts
-          ) as Database<Uint8Array, typeof op.key>;
+          const target = this.databaseOf(op.into) as Database<Uint8Array, typeof op.key>;
           if (op.value) target.put(op.key, op.value);
           else target.remove(op.key);
         }
@@ -231,6 +244,12 @@ export class Store implements Persistence {
     return undefined;
   }
 
+  private databaseOf(into: Operation['into']): Database {
+    if (into === 'catalog') return this.catalog;
+    if (into === 'documents') return this.documents;
+    return into === 'keys' ? this.keys : this.texts;
+  }
+
   async close(): Promise<void> {
     try {
       await this.root.close();
@@ -257,16 +276,32 @@ export class Store implements Persistence {
     const texts = (writes: Iterable<TextWrite>) => {
       for (const [key, value] of writes) operations.push({ into: 'text', key, value });
     };
-    texts(this.orphans.splice(0));
+    const keys = (writes: Iterable<KeyWrite>) => {
+      for (const [key, value] of writes) operations.push({ into: 'keys', key, value });
+    };
+    const dropped = (indexes: Index[]) => {
+      for (const index of indexes) {
+        if (index instanceof TextIndex) texts(index.store.drop());
+        else keys(index.entries!.drop());
+      }
+    };
+    texts(this.orphans.text.splice(0));
+    keys(this.orphans.keys.splice(0));
     for (const db of engine.databases.values()) {
       for (const collection of db.collections.values()) {
         live.add(collection);
         const saved = this.saved.get(collection);
         if (!saved || catalogChanged(saved, collection)) {
-          // A text index dropped (or redefined) changed the catalog entry: its entries go with it.
-          if (saved)
-            for (const gone of droppedTextIndexes(saved.indexes, collection)) texts(gone.store.drop());
+          // An index dropped (or redefined) changed the catalog entry: its entries go with it.
+          if (saved) dropped(droppedIndexes(saved.indexes, collection));
           operations.push(this.catalogPut(collection));
+        }
+        for (const index of collection.indexes.values()) {
+          if (!index.entries) continue;
+          const taken = index.entries.takeUnsaved();
+          if (taken.writes.length === 0) continue;
+          keys(taken.writes);
+          settle.push(taken.settle);
         }
         const text = collection.textIndex?.store.takeUnsaved();
         if (text) {
@@ -287,7 +322,7 @@ export class Store implements Persistence {
       if (live.has(collection)) continue;
       const id = collection.uuid.toHexString();
       for (const seq of collection.docs.drop()) operations.push({ into: 'documents', key: [id, seq] });
-      for (const gone of droppedTextIndexes(saved.indexes, undefined)) texts(gone.store.drop());
+      dropped(droppedIndexes(saved.indexes, undefined));
       operations.push({ into: 'catalog', key: id });
       this.saved.delete(collection);
     }
@@ -300,7 +335,8 @@ export class Store implements Persistence {
       name: collection.name,
       options: collection.options,
       indexes: collection.indexSpecs(),
-      text: collection.textIndex?.store.storageId,
+      storage: Object.fromEntries([...collection.indexes].map(([name, index]) => [name, index.storageId])),
+      multikey: multikeyOf(collection),
     };
     this.saved.set(collection, savedState(collection));
     const key = collection.uuid.toHexString();
@@ -347,22 +383,34 @@ function savedState(collection: Collection): Saved {
     name: collection.name,
     indexes: [...collection.indexes.values()],
     catalogVersion: collection.catalogVersion,
+    multikey: JSON.stringify(multikeyOf(collection)),
   };
+}
+
+/** Index name → its multikey fields, for the indexes that have any. */
+function multikeyOf(collection: Collection): Record<string, string[]> {
+  const multikey: Record<string, string[]> = {};
+  for (const [name, index] of collection.indexes) {
+    const fields = index.fields.filter((_, i) => index.multikey[i]);
+    if (fields.length > 0) multikey[name] = fields;
+  }
+  return multikey;
 }
 
 function documentPut(id: string, seq: number, doc: Document): Operation {
   return { into: 'documents', key: [id, seq], value: BSON.serialize(doc, SERIALIZE_OPTIONS) };
 }
 
-/** The text indexes of `saved` that `collection` (undefined: dropped) no longer has. */
-function droppedTextIndexes(saved: Index[], collection: Collection | undefined): TextIndex[] {
+/** The indexes of `saved` that `collection` (undefined: dropped) no longer has. */
+function droppedIndexes(saved: Index[], collection: Collection | undefined): Index[] {
   const live = new Set(collection?.indexes.values());
-  return saved.filter((index): index is TextIndex => index instanceof TextIndex && !live.has(index));
+  return saved.filter((index) => !live.has(index));
 }
 
 function catalogChanged(saved: Saved, collection: Collection): boolean {
   if (saved.dbName !== collection.dbName || saved.name !== collection.name) return true;
   if (saved.catalogVersion !== collection.catalogVersion) return true;
+  if (saved.multikey !== JSON.stringify(multikeyOf(collection))) return true;
   const indexes = [...collection.indexes.values()];
   return indexes.length !== saved.indexes.length || indexes.some((index, i) => index !== saved.indexes[i]);
 }

@@ -9,8 +9,10 @@
 // LMDB transaction (takeUnsaved) and, once it committed, drops from the overlay what it wrote
 // (settle). Reads look in the overlay first, so they see the command's own writes and those whose
 // commit is still in flight.
+import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { CachePartition, DocumentCache } from './document-cache.js';
+import type { KeysDatabase } from './index-store.js';
 import { LARGE_DOCUMENT_BYTES, partialDocument, storedDocument } from './stored-document.js';
 import type { TextDatabase } from './text-store.js';
 import type { Document } from './values.js';
@@ -22,8 +24,18 @@ export type DocumentsDatabase = Database<Uint8Array, [string, number]>;
 export interface RecordSpace {
   readonly documents: DocumentsDatabase;
   readonly cache: DocumentCache;
+  /** Where ordered indexes keep their entries (index-store.ts). */
+  readonly keys: KeysDatabase;
   /** Where text indexes keep their entries (text-store.ts). */
   readonly texts: TextDatabase;
+}
+
+/**
+ * A new name for where an index keeps its entries, written in its collection's catalog entry: a
+ * dropped and recreated index never reads the entries of the one before.
+ */
+export function newStorageId(): string {
+  return randomBytes(6).toString('base64url');
 }
 
 /** A change of a command, for the store to write: the new document, or null for a deletion. */

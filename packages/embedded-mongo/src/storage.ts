@@ -1,5 +1,6 @@
 // The engine's state: engine → databases → collections → documents (+ index metadata and entries).
-// Documents live in the store (records.ts, persistence.ts), indexes in memory. Stored documents are
+// Documents and index entries live in the store (records.ts, index-store.ts, text-store.ts,
+// persistence.ts), the catalog in memory. Stored documents are
 // never mutated in place: updates build a new object and swap it in, so cursors holding references
 // keep a consistent snapshot of each document, and the cache may hand one object to every reader.
 import { UUID } from 'bson';
@@ -7,6 +8,7 @@ import { type Collation, parseCollation } from './collation.js';
 import { CursorManager } from './cursors.js';
 import { CommandError, DuplicateKeyError, ErrorCode } from './errors.js';
 import { compileFilter } from './filter.js';
+import { IndexStore } from './index-store.js';
 import {
   defaultIndexName,
   ID_INDEX_NAME,
@@ -17,11 +19,10 @@ import {
   sameIndexOptions,
   validateIndexSpec,
 } from './indexes.js';
-import { type RecordSpace, RecordStore } from './records.js';
+import { newStorageId, type RecordSpace, RecordStore } from './records.js';
 import { SessionCache } from './sessions.js';
 import { TextIndex } from './text-index.js';
 import { isTextKeyPattern, normalizeTextSpec } from './text-spec.js';
-import { newStorageId } from './text-store.js';
 import { type Document, formatValue, isPlainObject, keyString, pathValues } from './values.js';
 
 export function validateDbName(name: string): void {
@@ -71,7 +72,7 @@ export class Collection {
     this.options = options;
     this.uuid = uuid;
     this.docs = new RecordStore(space, uuid.toHexString());
-    this.indexes.set(ID_INDEX_NAME, new Index({ v: 2, key: { _id: 1 }, name: ID_INDEX_NAME }));
+    this.indexes.set(ID_INDEX_NAME, newIndex({ v: 2, key: { _id: 1 }, name: ID_INDEX_NAME }, space));
   }
 
   get ns(): string {
@@ -124,20 +125,29 @@ export class Collection {
   }
 
   /**
-   * Fills the indexes of a collection reopened from the store (its `_id` index and `specs`), in one
-   * pass over its documents. Its text index's entries are in the store already under
-   * `textStorageId`; without one (a store of layout 1) it is built too.
+   * Puts back the indexes of a collection reopened from the store (`specs`, its `_id` index's
+   * included), reading their entries where `storage` (index name → storage id) says they are, with
+   * the fields `multikey` says are. One it names no place for (a store of an older layout) is
+   * built, in one pass over the documents.
    */
-  restoreIndexes(specs: Document[], textStorageId: string | undefined): void {
-    const built: Index[] = [this.indexes.get(ID_INDEX_NAME)!];
+  restoreIndexes(
+    specs: Document[],
+    storage: Readonly<Record<string, string>>,
+    multikey: Readonly<Record<string, string[]>>,
+  ): void {
+    this.indexes.clear();
+    const built: Index[] = [];
     for (const raw of specs) {
       const spec = normalizeIndexSpec(raw);
-      if (spec.name === ID_INDEX_NAME) continue;
-      const index = newIndex(spec, this.space, textStorageId);
+      const index = newIndex(spec, this.space, storage[spec.name]);
       this.indexes.set(spec.name, index);
-      if (!(index instanceof TextIndex && index.store.storageId === textStorageId)) built.push(index);
+      if (storage[spec.name] === undefined) built.push(index);
+      else {
+        const fields = multikey[spec.name] ?? [];
+        for (let i = 0; i < index.fields.length; i++) index.multikey[i] = fields.includes(index.fields[i]!);
+      }
     }
-    this.fill(built);
+    if (built.length > 0) this.fill(built);
   }
 
   /** The collection's text index, if it has one (mongod allows one). */
@@ -299,19 +309,13 @@ export class Collection {
     }
   }
 
-  /** Removes all documents (indexes stay defined). */
-  truncate(): void {
-    this.docs.clear();
-    for (const index of this.indexes.values()) index.clear();
-  }
-
   indexSpecs(): IndexSpec[] {
     return [...this.indexes.values()].map((index) => index.spec);
   }
 }
 
-/** An empty index of `spec`; a text index keeps its entries in `space` under `textStorageId` or a new id. */
-function newIndex(spec: IndexSpec, space: RecordSpace, textStorageId = newStorageId()): Index {
+/** An index of `spec`, its entries in `space` under `storageId` (a new index: a new id, no entries). */
+function newIndex(spec: IndexSpec, space: RecordSpace, storageId = newStorageId()): Index {
   let partial: ((doc: Document) => boolean) | undefined;
   if (spec.partialFilterExpression !== undefined) {
     if (!isPlainObject(spec.partialFilterExpression)) {
@@ -321,8 +325,8 @@ function newIndex(spec: IndexSpec, space: RecordSpace, textStorageId = newStorag
     partial = (doc) => matcher.test(doc);
   }
   return isTextKeyPattern(spec.key)
-    ? new TextIndex(spec, partial, space.texts, textStorageId)
-    : new Index(spec, partial);
+    ? new TextIndex(spec, partial, space.texts, storageId)
+    : new Index(spec, partial, new IndexStore(space.keys, storageId));
 }
 
 function sameKeys(a: IndexKey[], b: IndexKey[]): boolean {

@@ -7,7 +7,8 @@
 // and case/diacritic-sensitive searches, are checked on the documents.
 
 import { stem } from 'porter2';
-import { type Entry, Index, IndexKey, type IndexSpec, rootOf, type ScanStats } from './indexes.js';
+import type { Entry } from './index-store.js';
+import { Index, IndexKey, type IndexSpec, rootOf, type ScanStats } from './indexes.js';
 import { phraseRecords, type RecordWords, recordWords } from './text-positions.js';
 import type { TextSearch } from './text-query.js';
 import { type DocumentTerms, TextSpec } from './text-spec.js';
@@ -91,6 +92,10 @@ export class TextIndex extends Index {
 
   override clear(): void {
     this.store.clear();
+  }
+
+  override get storageId(): string {
+    return this.store.storageId;
   }
 
   /** Its weighted fields and the language override: null (any field) for the wildcard. */

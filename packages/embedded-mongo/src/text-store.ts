@@ -8,7 +8,7 @@
 // As for documents (records.ts), a command's changes are not put in LMDB here: they wait in memory,
 // where every read looks first, until the store writes them in its next commit (takeUnsaved) and
 // that commit is done (settle). Records changed and not yet settled are read from memory alone.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
 import {
   type EncodedPositions,
@@ -62,10 +62,6 @@ interface Pending {
 function termKey(term: string): string {
   if (term.length * 3 <= LONGEST_KEY_TEXT || Buffer.byteLength(term) <= LONGEST_KEY_TEXT) return term;
   return `${term.slice(0, 64)} ${createHash('sha256').update(term).digest('base64url')}`;
-}
-
-export function newStorageId(): string {
-  return randomBytes(6).toString('base64url');
 }
 
 export class TextStore implements PositionSource {

@@ -239,30 +239,44 @@ describe('embedded engine with a data directory', () => {
     expect(textEntries(dir)).toEqual(kept);
   });
 
-  it('builds the text index of a layout 1 store (which kept no entries) once, and marks it layout 2', async () => {
+  it.each([
+    1, 2,
+  ])('builds the indexes a layout %i store kept no entries for once, and marks it layout 3', async (layout) => {
     const dir = dataDir();
     await writeNotes(dir, [
       { _id: 1, body: 'budget roadmap' },
       { _id: 2, body: 'roadmap budget' },
     ]);
-    // As layout 1 left a store: no text database, no storage id in the catalog.
+    const { client } = await start({ path: dir });
+    await client.db('app').collection('notes').createIndex({ body: 1 }, { unique: true });
+    await closeOpened();
+    // As an older layout left a store: no ordered index entries (nor text ones in layout 1), and
+    // no storage named in the catalog but layout 2's text index's.
     const old = open({ path: dir, maxDbs: 8 });
-    await old.openDB('text', { encoding: 'binary' }).drop();
+    await old.openDB('keys', { encoding: 'binary', keyEncoding: 'binary' }).drop();
+    if (layout === 1) await old.openDB('text', { encoding: 'binary' }).drop();
     const catalog = old.openDB<Uint8Array, string>('catalog', { encoding: 'binary' });
     for (const { key, value } of catalog.getRange()) {
-      const { text: _, ...entry } = BSON.deserialize(value);
+      const { storage, multikey: _, ...entry } = BSON.deserialize(value);
+      if (layout === 2) entry.text = storage[`body_text`];
       await catalog.put(key, BSON.serialize(entry));
     }
-    await old.openDB('meta', {}).put('layout', 1);
+    await old.openDB('meta', {}).put('layout', layout);
     await old.close();
 
     const second = await start({ path: dir });
+    const notes = second.client.db('app').collection<Note>('notes');
     expect(await phrase(second.client, '"budget roadmap"')).toEqual([1]);
+    const byBody = notes.find({ body: 'roadmap budget' }).hint('body_1');
+    expect(await byBody.toArray()).toEqual([{ _id: 2, body: 'roadmap budget' }]);
+    await expect(notes.insertOne({ _id: 3, body: 'roadmap budget' })).rejects.toThrow(/E11000/);
     await closeOpened();
     const built = textEntries(dir);
     expect(built.indexes.length).toBe(1);
     const marked = open({ path: dir, maxDbs: 8 });
-    expect(marked.openDB('meta', {}).get('layout')).toBe(2);
+    expect(marked.openDB('meta', {}).get('layout')).toBe(3);
+    const keys = [...marked.openDB('keys', { encoding: 'binary', keyEncoding: 'binary' }).getKeys()];
+    expect(keys.length).toBe(4); // _id and body, two notes each
     await marked.close();
 
     await start({ path: dir });
@@ -351,9 +365,9 @@ describe('embedded engine with a data directory', () => {
       'it holds an LMDB store this engine did not write (databases sessions)',
     );
 
-    const newer = await lmdbStoreWith('meta', 'layout', 3);
+    const newer = await lmdbStoreWith('meta', 'layout', 4);
     await expect(startEmbeddedMongo({ path: newer })).rejects.toThrow(
-      'it was written in layout 3 by another version of the engine, which reads layout 2',
+      'it was written in layout 4 by another version of the engine, which reads layout 3',
     );
   });
 
@@ -422,6 +436,8 @@ describe('embedded engine with a data directory', () => {
     }).connect();
     const coll = client.db('crash').collection('items');
     await coll.createIndex({ k: 1 }, { unique: true });
+    // Its keys move with each update.
+    await coll.createIndex({ check: -1 });
     const acknowledged = new Map<number, number>(); // k → version acknowledged last
     const payload = 'x'.repeat(2000);
     let killed = false;
@@ -465,19 +481,28 @@ describe('embedded engine with a data directory', () => {
     }
     const items = reopened.db('crash').collection('items');
     const indexes = await items.listIndexes().toArray();
-    expect(indexes.map((i) => i.name)).toEqual(['_id_', 'k_1']);
-    // Each index holds exactly the documents, as rebuilding it from them would.
-    const byScan = docs.map((d) => d.k as number).sort((a, b) => a - b);
-    const byIndex = (
-      await items
-        .find({}, { projection: { k: 1 } })
-        .hint({ k: 1 })
-        .toArray()
-    )
-      .map((d) => d.k as number)
-      .sort((a, b) => a - b);
-    expect(byIndex).toEqual(byScan);
-    const byId = await items.find().hint({ _id: 1 }).toArray();
-    expect(byId.map((d) => String(d._id)).sort()).toEqual(docs.map((d) => String(d._id)).sort());
+    expect(indexes.map((i) => i.name)).toEqual(['_id_', 'k_1', 'check_-1']);
+    // Each index holds exactly one entry per document, under its current key, as rebuilding it
+    // from them would: a full scan examines as many keys as there are documents, and a scan of each
+    // document's key finds it.
+    for (const [index, field] of [
+      ['_id_', '_id'],
+      ['k_1', 'k'],
+      ['check_-1', 'check'],
+    ] as const) {
+      const explained = await items.find({}).hint(index).explain('executionStats');
+      expect(explained.executionStats.totalKeysExamined, index).toBe(docs.length);
+      expect(explained.executionStats.nReturned, index).toBe(docs.length);
+      for (const doc of docs.slice(0, 50)) {
+        const found = await items
+          .find({ [field]: doc[field] })
+          .hint(index)
+          .toArray();
+        expect(
+          found.map((d) => String(d._id)),
+          `${index} ${String(doc[field])}`,
+        ).toEqual([String(doc._id)]);
+      }
+    }
   });
 });

@@ -1,0 +1,230 @@
+// An ordered index's entries, kept in the store's `keys` database (persistence.ts) rather than in
+// the heap, so a reopened store answers at once and memory does not grow with the data. An entry's
+// LMDB key is the index's storage id (the name its catalog entry gives it, 8 bytes), the key values
+// as bytes in BSON order (key-string.ts, each field in its direction), then the record id (8 bytes,
+// big-endian): LMDB's byte order is the index's order, and a range scan is an LMDB range. The value
+// is the key values as BSON, for what a scan must give besides the record id (bounds on later
+// fields, sort keys), decoded only when asked: the bytes order values, they do not keep their types
+// (5, 5.0 and Long(5) are one key).
+//
+// As for documents (records.ts), a command's changes wait in memory (an ordered overlay of entries
+// added, or removed), where every read looks first, until the store writes them in its next commit
+// (takeUnsaved) and that commit is done (settle).
+import { BSON } from 'bson';
+import type { Database } from 'lmdb';
+import sortedBtree from 'sorted-btree';
+import { CommandError, ErrorCode } from './errors.js';
+import { decodeDocument } from './wire.js';
+
+// sorted-btree is CommonJS: Node's ESM loader hands its `exports` object to a default import,
+// vitest's the class itself.
+const BTree = ('default' in sortedBtree ? sortedBtree.default : sortedBtree) as typeof sortedBtree.default;
+
+export type KeysDatabase = Database<Uint8Array, Buffer>;
+
+/** A write of the store's next commit: a put, or a removal when the value is undefined. */
+export type KeyWrite = readonly [key: Buffer, value: Uint8Array | undefined];
+
+/** Storage ids are 8 ASCII characters (records.ts newStorageId): an entry's first 8 bytes. */
+const STORAGE_ID_BYTES = 8;
+const SEQ_BYTES = 8;
+/**
+ * LMDB's longest key, as lmdb builds it. mongod has had no index key limit since 4.2; here a key
+ * whose bytes pass this is refused with the error mongod gave before (KeyTooLong, 17280).
+ */
+const LONGEST_LMDB_KEY = 1978;
+export const LONGEST_INDEX_KEY = LONGEST_LMDB_KEY - STORAGE_ID_BYTES - SEQ_BYTES;
+/** Sorts after every byte a key can hold past a position (brackets stop at 245, record ids start at 0). */
+const AFTER = 0xff;
+
+/** One entry as a scan gives it: the record id, and the key values, decoded when first read. */
+export class Entry {
+  private decoded: unknown[] | undefined;
+
+  constructor(
+    readonly seq: number,
+    private readonly source: unknown[] | Uint8Array,
+  ) {}
+
+  get values(): unknown[] {
+    if (Array.isArray(this.source)) return this.source;
+    this.decoded ??= decodeDocument(this.source).v as unknown[];
+    return this.decoded;
+  }
+}
+
+interface Change {
+  /** The values of an entry added, or null for one removed. */
+  readonly values: unknown[] | null;
+  /** Not taken into a commit yet. */
+  unsaved: boolean;
+}
+
+/** The key-string bytes of a key too long for LMDB: refused as mongod 4.0 refused it. */
+export function keyTooLong(indexName: string, bytes: number): CommandError {
+  return new CommandError(
+    ErrorCode.KeyTooLong,
+    `key too large to index, failing: index ${indexName} would need ${bytes} bytes, the embedded engine keeps keys of up to ${LONGEST_INDEX_KEY}`,
+  );
+}
+
+export class IndexStore {
+  private readonly prefix: Buffer;
+  private readonly overlay = new BTree<Buffer, Change>(undefined, Buffer.compare);
+  /** Keys changed since the last commit was taken (a key may be listed twice). */
+  private unsaved: Buffer[] = [];
+
+  constructor(
+    private readonly db: KeysDatabase,
+    readonly storageId: string,
+  ) {
+    this.prefix = Buffer.from(storageId, 'latin1');
+    if (this.prefix.length !== STORAGE_ID_BYTES) throw new Error(`bad index storage id ${storageId}`);
+  }
+
+  /** The LMDB key of record `seq` under `key` (key-string bytes). */
+  entryKey(key: Uint8Array, seq: number): Buffer {
+    const bytes = Buffer.allocUnsafe(STORAGE_ID_BYTES + key.length + SEQ_BYTES);
+    this.prefix.copy(bytes, 0);
+    bytes.set(key, STORAGE_ID_BYTES);
+    const at = STORAGE_ID_BYTES + key.length;
+    bytes.writeUInt32BE(Math.floor(seq / 2 ** 32), at);
+    bytes.writeUInt32BE(seq % 2 ** 32, at + 4);
+    return bytes;
+  }
+
+  add(key: Uint8Array, seq: number, values: unknown[]): void {
+    this.change(this.entryKey(key, seq), values);
+  }
+
+  remove(key: Uint8Array, seq: number): void {
+    this.change(this.entryKey(key, seq), null);
+  }
+
+  /** The record ids held under `key` (key-string bytes), the overlay's and LMDB's merged. */
+  *records(key: Uint8Array): Generator<number> {
+    const low = Buffer.concat([this.prefix, key]);
+    for (const entry of this.range(low, Buffer.concat([low, Buffer.of(AFTER)]), 1)) yield entry.seq;
+  }
+
+  /**
+   * The entries between `low` and `high` (positions within a key: key-string bytes with no record
+   * id, which no entry equals), in byte order (1) or reverse (-1). The overlay is read as it is when
+   * the scan starts, and so is LMDB (a range holds its read snapshot), so a scan a cursor resumes
+   * after later commands sees what was there when it started.
+   */
+  *scan(low: Uint8Array, high: Uint8Array, direction: 1 | -1): Generator<Entry> {
+    yield* this.range(Buffer.concat([this.prefix, low]), Buffer.concat([this.prefix, high]), direction);
+  }
+
+  private *range(low: Buffer, high: Buffer, direction: 1 | -1): Generator<Entry> {
+    const changed: Array<[Buffer, Change]> = [];
+    // `low` is never a key: every key is longer than its positions.
+    if (direction === 1) {
+      for (const pair of this.overlay.entries(low)) {
+        if (Buffer.compare(pair[0], high) >= 0) break;
+        changed.push(pair);
+      }
+    } else {
+      for (const pair of this.overlay.entriesReversed(high)) {
+        if (Buffer.compare(pair[0], low) <= 0) break;
+        changed.push(pair);
+      }
+    }
+    const stored =
+      direction === 1
+        ? this.db.getRange({ start: low, end: high })
+        : this.db.getRange({ start: high, end: low, reverse: true });
+    let next = 0;
+    const fromOverlay = ([key, change]: [Buffer, Change]) =>
+      change.values && new Entry(seqOf(key), change.values);
+    for (const { key, value } of stored) {
+      for (; next < changed.length; next++) {
+        if (Buffer.compare(changed[next]![0], key) * direction >= 0) break;
+        const entry = fromOverlay(changed[next]!);
+        if (entry) yield entry;
+      }
+      // Changed since LMDB's version: the overlay's comes instead.
+      if (next < changed.length && changed[next]![0].equals(key)) {
+        const entry = fromOverlay(changed[next++]!);
+        if (entry) yield entry;
+        continue;
+      }
+      yield new Entry(seqOf(key), value);
+    }
+    for (; next < changed.length; next++) {
+      const entry = fromOverlay(changed[next]!);
+      if (entry) yield entry;
+    }
+  }
+
+  /** The changes since the last call, for the store's next commit, and what to call once it is done. */
+  takeUnsaved(): { writes: KeyWrite[]; settle: () => void } {
+    const writes: KeyWrite[] = [];
+    const taken: Array<[Buffer, Change]> = [];
+    for (const key of this.unsaved) {
+      const change = this.overlay.get(key);
+      if (!change?.unsaved) continue; // listed twice
+      change.unsaved = false;
+      writes.push([key, change.values ? BSON.serialize({ v: change.values }) : undefined]);
+      taken.push([key, change]);
+    }
+    this.unsaved = [];
+    const settle = () => {
+      for (const [key, change] of taken) if (this.overlay.get(key) === change) this.overlay.delete(key);
+    };
+    return { writes, settle };
+  }
+
+  /** The index is gone: removals of everything it has or will have in LMDB. */
+  drop(): KeyWrite[] {
+    const keys = new Set<string>();
+    const writes: KeyWrite[] = [];
+    const removal = (key: Buffer) => {
+      const hex = key.toString('hex');
+      if (!keys.has(hex)) writes.push([key, undefined]);
+      keys.add(hex);
+    };
+    for (const key of this.overlay.keys()) removal(key);
+    for (const key of IndexStore.removals(this.db, this.storageId)) removal(key[0]);
+    this.overlay.clear();
+    this.unsaved = [];
+    return writes;
+  }
+
+  /** Forgets what this index holds: only for one not committed yet (a build that failed). */
+  forget(): void {
+    this.overlay.clear();
+    this.unsaved = [];
+  }
+
+  /** The storage ids that have entries in `db`. */
+  static storageIds(db: KeysDatabase): string[] {
+    const ids: string[] = [];
+    let after: Buffer | undefined;
+    for (;;) {
+      const [key] = db.getKeys({ start: after, limit: 1 });
+      if (!key) return ids;
+      const id = Buffer.from(key.subarray(0, STORAGE_ID_BYTES));
+      ids.push(id.toString('latin1'));
+      after = Buffer.concat([id, Buffer.of(AFTER)]);
+    }
+  }
+
+  /** Removals of everything `db` holds under `storageId`. */
+  static removals(db: KeysDatabase, storageId: string): KeyWrite[] {
+    const start = Buffer.from(storageId, 'latin1');
+    const end = Buffer.concat([start, Buffer.of(AFTER)]);
+    return [...db.getKeys({ start, end })].map((key): KeyWrite => [Buffer.from(key), undefined]);
+  }
+
+  private change(key: Buffer, values: unknown[] | null): void {
+    this.overlay.set(key, { values, unsaved: true });
+    this.unsaved.push(key);
+  }
+}
+
+function seqOf(key: Uint8Array): number {
+  const view = new DataView(key.buffer, key.byteOffset + key.length - SEQ_BYTES, SEQ_BYTES);
+  return view.getUint32(0) * 2 ** 32 + view.getUint32(4);
+}
