@@ -2,19 +2,18 @@
 // the heap, so a reopened store answers at once and memory does not grow with the data. An entry's
 // LMDB key is the index's storage id (the name its catalog entry gives it, 8 bytes), the key values
 // as bytes in BSON order (key-string.ts, each field in its direction), then the record id (8 bytes,
-// big-endian): LMDB's byte order is the index's order, and a range scan is an LMDB range. The value
-// is the key values as BSON, for what a scan must give besides the record id (bounds on later
-// fields, sort keys), decoded only when asked: the bytes order values, they do not keep their types
-// (5, 5.0 and Long(5) are one key).
+// big-endian): LMDB's byte order is the index's order, and a range scan is an LMDB range of keys
+// alone (the value is empty). What a scan must give besides the record id (bounds on later fields,
+// sort keys) is decoded from the key when asked (key-string.ts decodeKey).
 //
 // As for documents (records.ts), a command's changes wait in memory (an ordered overlay of entries
 // added, or removed), where every read looks first, until the store writes them in its next commit
-// (takeUnsaved) and that commit is done (settle).
-import { BSON } from 'bson';
+// (takeUnsaved) and that commit is done (settle). The overlay is ordered by the keys' bytes as
+// latin1 strings (one character per byte, so the same order), which JavaScript compares fastest.
 import type { Database } from 'lmdb';
 import sortedBtree from 'sorted-btree';
 import { CommandError, ErrorCode } from './errors.js';
-import { decodeDocument } from './wire.js';
+import { decodeKey } from './key-string.js';
 
 // sorted-btree is CommonJS: Node's ESM loader hands its `exports` object to a default import,
 // vitest's the class itself.
@@ -37,18 +36,22 @@ export const LONGEST_INDEX_KEY = LONGEST_LMDB_KEY - STORAGE_ID_BYTES - SEQ_BYTES
 /** Sorts after every byte a key can hold past a position (brackets stop at 245, record ids start at 0). */
 const AFTER = 0xff;
 
+const NO_VALUE = new Uint8Array(0);
+
 /** One entry as a scan gives it: the record id, and the key values, decoded when first read. */
 export class Entry {
   private decoded: unknown[] | undefined;
 
   constructor(
     readonly seq: number,
+    /** The values, or the LMDB key to decode them from. */
     private readonly source: unknown[] | Uint8Array,
+    private readonly directions: readonly number[],
   ) {}
 
   get values(): unknown[] {
     if (Array.isArray(this.source)) return this.source;
-    this.decoded ??= decodeDocument(this.source).v as unknown[];
+    this.decoded ??= decodeKey(this.source, STORAGE_ID_BYTES, this.directions);
     return this.decoded;
   }
 }
@@ -60,6 +63,10 @@ interface Change {
   unsaved: boolean;
 }
 
+/** Bytes as a string of one character per byte: ordered as the bytes are. */
+const asText = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+
 /** The key-string bytes of a key too long for LMDB: refused as mongod 4.0 refused it. */
 export function keyTooLong(indexName: string, bytes: number): CommandError {
   return new CommandError(
@@ -70,13 +77,16 @@ export function keyTooLong(indexName: string, bytes: number): CommandError {
 
 export class IndexStore {
   private readonly prefix: Buffer;
-  private readonly overlay = new BTree<Buffer, Change>(undefined, Buffer.compare);
+  /** LMDB key as text → the change of it not settled yet. */
+  private readonly overlay = new BTree<string, Change>();
   /** Keys changed since the last commit was taken (a key may be listed twice). */
-  private unsaved: Buffer[] = [];
+  private unsaved: string[] = [];
 
   constructor(
     private readonly db: KeysDatabase,
     readonly storageId: string,
+    /** Each key field's direction: how to decode a key. */
+    private readonly directions: readonly number[],
   ) {
     this.prefix = Buffer.from(storageId, 'latin1');
     if (this.prefix.length !== STORAGE_ID_BYTES) throw new Error(`bad index storage id ${storageId}`);
@@ -94,11 +104,11 @@ export class IndexStore {
   }
 
   add(key: Uint8Array, seq: number, values: unknown[]): void {
-    this.change(this.entryKey(key, seq), values);
+    this.change(asText(this.entryKey(key, seq)), values);
   }
 
   remove(key: Uint8Array, seq: number): void {
-    this.change(this.entryKey(key, seq), null);
+    this.change(asText(this.entryKey(key, seq)), null);
   }
 
   /** The record ids held under `key` (key-string bytes), the overlay's and LMDB's merged. */
@@ -118,39 +128,46 @@ export class IndexStore {
   }
 
   private *range(low: Buffer, high: Buffer, direction: 1 | -1): Generator<Entry> {
-    const changed: Array<[Buffer, Change]> = [];
-    // `low` is never a key: every key is longer than its positions.
-    if (direction === 1) {
-      for (const pair of this.overlay.entries(low)) {
-        if (Buffer.compare(pair[0], high) >= 0) break;
-        changed.push(pair);
-      }
-    } else {
-      for (const pair of this.overlay.entriesReversed(high)) {
-        if (Buffer.compare(pair[0], low) <= 0) break;
-        changed.push(pair);
+    const changed: Array<[string, Change]> = [];
+    if (this.overlay.size > 0) {
+      // `low` is never a key: every key is longer than its positions.
+      const [from, to] = [asText(low), asText(high)];
+      if (direction === 1) {
+        for (const pair of this.overlay.entries(from)) {
+          if (pair[0] >= to) break;
+          changed.push(pair);
+        }
+      } else {
+        for (const pair of this.overlay.entriesReversed(to)) {
+          if (pair[0] <= from) break;
+          changed.push(pair);
+        }
       }
     }
     const stored =
       direction === 1
-        ? this.db.getRange({ start: low, end: high })
-        : this.db.getRange({ start: high, end: low, reverse: true });
+        ? this.db.getKeys({ start: low, end: high })
+        : this.db.getKeys({ start: high, end: low, reverse: true });
     let next = 0;
-    const fromOverlay = ([key, change]: [Buffer, Change]) =>
-      change.values && new Entry(seqOf(key), change.values);
-    for (const { key, value } of stored) {
-      for (; next < changed.length; next++) {
-        if (Buffer.compare(changed[next]![0], key) * direction >= 0) break;
-        const entry = fromOverlay(changed[next]!);
-        if (entry) yield entry;
+    const fromOverlay = ([key, change]: [string, Change]) =>
+      change.values && new Entry(seqOf(Buffer.from(key, 'latin1')), change.values, this.directions);
+    for (const key of stored) {
+      if (next < changed.length) {
+        const text = asText(key);
+        for (; next < changed.length; next++) {
+          const pending = changed[next]![0];
+          if (direction === 1 ? pending >= text : pending <= text) break;
+          const entry = fromOverlay(changed[next]!);
+          if (entry) yield entry;
+        }
+        // Changed since LMDB's version: the overlay's comes instead.
+        if (next < changed.length && changed[next]![0] === text) {
+          const entry = fromOverlay(changed[next++]!);
+          if (entry) yield entry;
+          continue;
+        }
       }
-      // Changed since LMDB's version: the overlay's comes instead.
-      if (next < changed.length && changed[next]![0].equals(key)) {
-        const entry = fromOverlay(changed[next++]!);
-        if (entry) yield entry;
-        continue;
-      }
-      yield new Entry(seqOf(key), value);
+      yield new Entry(seqOf(key), key, this.directions);
     }
     for (; next < changed.length; next++) {
       const entry = fromOverlay(changed[next]!);
@@ -161,12 +178,12 @@ export class IndexStore {
   /** The changes since the last call, for the store's next commit, and what to call once it is done. */
   takeUnsaved(): { writes: KeyWrite[]; settle: () => void } {
     const writes: KeyWrite[] = [];
-    const taken: Array<[Buffer, Change]> = [];
+    const taken: Array<[string, Change]> = [];
     for (const key of this.unsaved) {
       const change = this.overlay.get(key);
       if (!change?.unsaved) continue; // listed twice
       change.unsaved = false;
-      writes.push([key, change.values ? BSON.serialize({ v: change.values }) : undefined]);
+      writes.push([Buffer.from(key, 'latin1'), change.values ? NO_VALUE : undefined]);
       taken.push([key, change]);
     }
     this.unsaved = [];
@@ -178,15 +195,10 @@ export class IndexStore {
 
   /** The index is gone: removals of everything it has or will have in LMDB. */
   drop(): KeyWrite[] {
-    const keys = new Set<string>();
-    const writes: KeyWrite[] = [];
-    const removal = (key: Buffer) => {
-      const hex = key.toString('hex');
-      if (!keys.has(hex)) writes.push([key, undefined]);
-      keys.add(hex);
-    };
-    for (const key of this.overlay.keys()) removal(key);
-    for (const key of IndexStore.removals(this.db, this.storageId)) removal(key[0]);
+    const writes = IndexStore.removals(this.db, this.storageId);
+    const stored = new Set(writes.map(([key]) => asText(key)));
+    for (const key of this.overlay.keys())
+      if (!stored.has(key)) writes.push([Buffer.from(key, 'latin1'), undefined]);
     this.overlay.clear();
     this.unsaved = [];
     return writes;
@@ -218,7 +230,7 @@ export class IndexStore {
     return [...db.getKeys({ start, end })].map((key): KeyWrite => [Buffer.from(key), undefined]);
   }
 
-  private change(key: Buffer, values: unknown[] | null): void {
+  private change(key: string, values: unknown[] | null): void {
     this.overlay.set(key, { values, unsaved: true });
     this.unsaved.push(key);
   }

@@ -234,6 +234,11 @@ export function inInterval(v: unknown, iv: Interval): boolean {
   return hi < 0 || (hi === 0 && iv.hiInc);
 }
 
+/** Each field's direction (1 or -1) in a key pattern; other kinds (hashed, text...) count as 1. */
+export function directionsOf(key: Document): number[] {
+  return Object.values(key).map((direction) => ((toDouble(direction) ?? 1) < 0 ? -1 : 1));
+}
+
 /** A position after every key that begins with the bytes before it (index-store.ts). */
 const AFTER_ALL = Buffer.of(0xff);
 
@@ -286,7 +291,7 @@ export class Index {
   ) {
     this.spec = spec;
     this.fields = Object.keys(spec.key);
-    this.directions = this.fields.map((f) => ((toDouble(spec.key[f]) ?? 1) < 0 ? -1 : 1));
+    this.directions = directionsOf(spec.key);
     this.unique = spec.unique === true || spec.name === ID_INDEX_NAME;
     this.sparse = spec.sparse === true;
     this.multikey = this.fields.map(() => false);

@@ -11,6 +11,7 @@ import { compileFilter } from './filter.js';
 import { IndexStore } from './index-store.js';
 import {
   defaultIndexName,
+  directionsOf,
   ID_INDEX_NAME,
   INDEX_OPTIONS_NOT_KEPT,
   Index,
@@ -326,7 +327,7 @@ function newIndex(spec: IndexSpec, space: RecordSpace, storageId = newStorageId(
   }
   return isTextKeyPattern(spec.key)
     ? new TextIndex(spec, partial, space.texts, storageId)
-    : new Index(spec, partial, new IndexStore(space.keys, storageId));
+    : new Index(spec, partial, new IndexStore(space.keys, storageId, directionsOf(spec.key)));
 }
 
 function sameKeys(a: IndexKey[], b: IndexKey[]): boolean {

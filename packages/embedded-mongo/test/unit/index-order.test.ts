@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IndexStore, LONGEST_INDEX_KEY } from '../../src/index-store.js';
 import {
+  directionsOf,
   FULL_INTERVAL,
   Index,
   type IndexSpec,
@@ -65,7 +66,11 @@ const store = Store.temporary();
 afterAll(() => store.close());
 
 function newIndex(spec: IndexSpec): Index {
-  return new Index(spec, undefined, new IndexStore(store.records.keys, newStorageId()));
+  return new Index(
+    spec,
+    undefined,
+    new IndexStore(store.records.keys, newStorageId(), directionsOf(spec.key)),
+  );
 }
 
 /** Writes the index's changes as the store's commit does, and settles them. */

@@ -4,7 +4,7 @@
 import { Binary, Decimal128, Double, Int32, Long, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeKey, encodeValue } from '../../src/key-string.js';
+import { decodeKey, encodeKey, encodeValue } from '../../src/key-string.js';
 import { compareValues, EMPTY_ARRAY } from '../../src/values.js';
 
 const sign = (n: number) => (n < 0 ? -1 : n > 0 ? 1 : 0);
@@ -67,6 +67,25 @@ describe('index keys as bytes', () => {
           const expected = d1 * compareValues(a1, b1) || d2 * compareValues(a2, b2);
           const bytes = Buffer.compare(encodeKey([a1, a2], [d1, d2]), encodeKey([b1, b2], [d1, d2]));
           expect(sign(bytes)).toBe(sign(expected));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('decode to values that compare as the encoded ones, and encode to the same bytes again', () => {
+    fc.assert(
+      fc.property(
+        fc.tuple(value, value),
+        fc.constantFrom(1, -1),
+        fc.constantFrom(1, -1),
+        (values, d1, d2) => {
+          const bytes = encodeKey(values, [d1, d2]);
+          const framed = Buffer.concat([Buffer.from('prefix'), bytes, Buffer.alloc(8)]);
+          const decoded = decodeKey(framed, 6, [d1, d2]);
+          expect(compareValues(decoded[0], values[0])).toBe(0);
+          expect(compareValues(decoded[1], values[1])).toBe(0);
+          expect(encodeKey(decoded, [d1, d2])).toEqual(bytes);
         },
       ),
       { numRuns: 3000 },
