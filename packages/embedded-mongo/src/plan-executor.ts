@@ -274,7 +274,9 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
       if (results.length >= wanted) break;
       if (match) results.push(match);
     }
-  winner.steps.return(undefined);
+  // Every plan is closed, the trial's losers too: an index scan holds an LMDB read transaction until
+  // then, and LMDB reuses no page a reader might still see (the file would grow with every write).
+  for (const run of runs) run.steps.return(undefined);
   if (shapeKey !== undefined) {
     const spent = works(winner.ctx.stats);
     if (!fromCache)
