@@ -23,7 +23,7 @@ import { type Database, open, type RootDatabase } from 'lmdb';
 import { DEFAULT_CACHE_MB, DocumentCache } from './document-cache.js';
 import { IndexStore, type KeysDatabase, type KeyWrite } from './index-store.js';
 import type { Index } from './indexes.js';
-import type { RecordSpace } from './records.js';
+import type { FieldsDatabase, RecordSpace, RecordWrite } from './records.js';
 import { Collection, type Engine, type Persistence } from './storage.js';
 import { TextIndex } from './text-index.js';
 import { type TextDatabase, TextStore, type TextWrite } from './text-store.js';
@@ -58,7 +58,7 @@ interface CatalogEntry {
 /** One write of a commit; without a value, a removal. */
 type Operation =
   | { into: 'catalog'; key: string; value?: Uint8Array }
-  | { into: 'documents'; key: [string, number]; value?: Uint8Array }
+  | RecordWrite
   | { into: 'keys'; key: KeyWrite[0]; value?: Uint8Array | undefined }
   | { into: 'text'; key: TextWrite[0]; value?: Uint8Array | undefined };
 
@@ -73,7 +73,7 @@ const LAYOUT = 3;
 const LAYOUTS_READ = new Set([1, 2, LAYOUT]);
 
 /** The named databases of a store of this layout. */
-const OWN_DATABASES = new Set(['catalog', 'documents', 'keys', 'meta', 'text']);
+const OWN_DATABASES = new Set(['catalog', 'documents', 'fields', 'keys', 'meta', 'text']);
 
 /** LMDB's magic number, 0xBEEFC0DE, sits at this offset of its data file's first (meta) page. */
 const LMDB_MAGIC_OFFSET = 0x18;
@@ -91,6 +91,7 @@ export class Store implements Persistence {
   private readonly saved = new Map<Collection, Saved>();
   private readonly catalog;
   private readonly documents;
+  private readonly fields: FieldsDatabase;
   private readonly keys: KeysDatabase;
   private readonly texts: TextDatabase;
   /** Index entries of no index, found on open: removed by the first commit. */
@@ -108,9 +109,16 @@ export class Store implements Persistence {
   ) {
     this.catalog = root.openDB<Uint8Array, string>('catalog', { encoding: 'binary' });
     this.documents = root.openDB<Uint8Array, [string, number]>('documents', { encoding: 'binary' });
+    this.fields = root.openDB<Uint8Array, [string, number, string]>('fields', { encoding: 'binary' });
     this.keys = root.openDB<Uint8Array, Buffer>('keys', { encoding: 'binary', keyEncoding: 'binary' });
     this.texts = root.openDB('text', { encoding: 'binary' }) as TextDatabase;
-    this.records = { documents: this.documents, cache, keys: this.keys, texts: this.texts };
+    this.records = {
+      documents: this.documents,
+      fields: this.fields,
+      cache,
+      keys: this.keys,
+      texts: this.texts,
+    };
   }
 
   /** Opens (creating) the store in `dir`; refuses a directory another live engine is using. */
@@ -121,7 +129,7 @@ export class Store implements Persistence {
     try {
       assertLmdbDataFile(resolved);
       // overlappingSync off: a commit resolves only once it is synced to disk. noSync stays off.
-      const root = open({ path: resolved, noSubdir: false, maxDbs: 8, overlappingSync: false });
+      const root = open({ path: resolved, noSubdir: false, maxDbs: 12, overlappingSync: false });
       try {
         claimLayout(root, resolved);
       } catch (err) {
@@ -152,7 +160,7 @@ export class Store implements Persistence {
       temporaryDirs.delete(dir);
     };
     try {
-      return new Store(open({ path: dir, maxDbs: 8, noSync: true }), cache, false, remove);
+      return new Store(open({ path: dir, maxDbs: 12, noSync: true }), cache, false, remove);
     } catch (err) {
       remove();
       throw err;
@@ -247,6 +255,7 @@ export class Store implements Persistence {
   private databaseOf(into: Operation['into']): Database {
     if (into === 'catalog') return this.catalog;
     if (into === 'documents') return this.documents;
+    if (into === 'fields') return this.fields;
     return into === 'keys' ? this.keys : this.texts;
   }
 
@@ -309,21 +318,17 @@ export class Store implements Persistence {
           settle.push(text.settle);
           written.push(...text.written);
         }
-        const changes = collection.docs.takeUnsaved();
-        if (changes.length === 0) continue;
-        const id = collection.uuid.toHexString();
-        for (const [seq, doc] of changes) {
-          operations.push(doc ? documentPut(id, seq, doc) : { into: 'documents', key: [id, seq] });
-        }
-        settle.push(() => collection.docs.settle(changes));
+        const records = collection.docs.takeUnsaved();
+        if (records.writes.length === 0) continue;
+        for (const write of records.writes) operations.push(write);
+        settle.push(records.settle);
       }
     }
     for (const [collection, saved] of this.saved) {
       if (live.has(collection)) continue;
-      const id = collection.uuid.toHexString();
-      for (const seq of collection.docs.drop()) operations.push({ into: 'documents', key: [id, seq] });
+      for (const write of collection.docs.drop()) operations.push(write);
       dropped(droppedIndexes(saved.indexes, undefined));
-      operations.push({ into: 'catalog', key: id });
+      operations.push({ into: 'catalog', key: collection.uuid.toHexString() });
       this.saved.delete(collection);
     }
     return { operations, settle, written };
@@ -395,10 +400,6 @@ function multikeyOf(collection: Collection): Record<string, string[]> {
     if (fields.length > 0) multikey[name] = fields;
   }
   return multikey;
-}
-
-function documentPut(id: string, seq: number, doc: Document): Operation {
-  return { into: 'documents', key: [id, seq], value: BSON.serialize(doc, SERIALIZE_OPTIONS) };
 }
 
 /** The indexes of `saved` that `collection` (undefined: dropped) no longer has. */

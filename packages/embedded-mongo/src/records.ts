@@ -4,25 +4,41 @@
 // (get, has, set, delete, size, iteration in record-id order), so the engine reads it as it read
 // the Map that held every document before.
 //
+// A large document's large top-level fields (a transcript's lines) are kept apart, in the `fields`
+// database under [collection uuid, record id, field name] (stored-document.ts splitDocument): a
+// read of its other fields copies its small head alone, and one of all of it joins them again.
+//
 // Writes are not put in LMDB here: each goes to an overlay (record id → new document, or null when
 // deleted) and is noted as unsaved; after the command the store takes the unsaved changes into one
 // LMDB transaction (takeUnsaved) and, once it committed, drops from the overlay what it wrote
 // (settle). Reads look in the overlay first, so they see the command's own writes and those whose
 // commit is still in flight.
 import { randomBytes } from 'node:crypto';
+import { BSON } from 'bson';
 import type { Database } from 'lmdb';
 import type { CachePartition, DocumentCache } from './document-cache.js';
 import type { KeysDatabase } from './index-store.js';
-import { LARGE_DOCUMENT_BYTES, partialDocument, storedDocument } from './stored-document.js';
+import {
+  apartPlaces,
+  headOf,
+  joinDocument,
+  LARGE_DOCUMENT_BYTES,
+  partialDocument,
+  splitDocument,
+  storedDocument,
+} from './stored-document.js';
 import type { TextDatabase } from './text-store.js';
 import type { Document } from './values.js';
 
-/** Key [collection uuid as hex, record id] → the document's BSON. */
+/** Key [collection uuid as hex, record id] → the document's BSON (its head, when it keeps fields apart). */
 export type DocumentsDatabase = Database<Uint8Array, [string, number]>;
+/** Key [collection uuid as hex, record id, field name] → a field kept apart: its BSON element. */
+export type FieldsDatabase = Database<Uint8Array, [string, number, string]>;
 
 /** What every collection's records share: the store's documents and the engine-wide cache. */
 export interface RecordSpace {
   readonly documents: DocumentsDatabase;
+  readonly fields: FieldsDatabase;
   readonly cache: DocumentCache;
   /** Where ordered indexes keep their entries (index-store.ts). */
   readonly keys: KeysDatabase;
@@ -39,11 +55,24 @@ export function newStorageId(): string {
 }
 
 /** A change of a command, for the store to write: the new document, or null for a deletion. */
-export type RecordChange = readonly [seq: number, doc: Document | null];
+type RecordChange = readonly [seq: number, doc: Document | null];
+
+/** A write of the store's next commit; without a value, a removal. */
+export type RecordWrite =
+  | { into: 'documents'; key: [string, number]; value?: Uint8Array }
+  | { into: 'fields'; key: [string, number, string]; value?: Uint8Array };
+
+const SERIALIZE_OPTIONS = { ignoreUndefined: true } as const;
+/** Sorts after every field name: the end of a record's range in `fields`. */
+const AFTER_NAMES = '\uffff';
 
 export class RecordStore implements Iterable<[number, Document]> {
   private readonly overlay = new Map<number, Document | null>();
   private readonly unsaved = new Set<number>();
+  /** Records inserted since their last commit was taken: LMDB holds no field of theirs. */
+  private readonly inserted = new Set<number>();
+  /** Fields kept apart by commits taken and not done yet, by record: LMDB may hold them soon. */
+  private readonly apartInFlight = new Map<number, Set<string>>();
   private readonly cached: CachePartition;
   private count: number;
   private highest: number;
@@ -87,6 +116,14 @@ export class RecordStore implements Iterable<[number, Document]> {
     // LMDB's own buffer, reused by its next read: no copy of the whole document.
     const bytes = this.space.documents.getBinaryFast([this.collectionId, seq]);
     if (!bytes) return undefined;
+    const places = apartPlaces(bytes);
+    if (places.length > 0) {
+      const wanted = places.filter(([, name]) => fields.has(name));
+      if (wanted.length === 0) return partialDocument(headOf(bytes), fields);
+      // Copied first: reading the apart fields reuses lmdb's buffer.
+      const head = Uint8Array.prototype.slice.call(bytes, 0, bytes.length);
+      return partialDocument(joinDocument(head, wanted, this.apart(seq, wanted)), fields);
+    }
     // A small one is cached whole, from a copy of the bytes just read (not read again). A copy by
     // Uint8Array's slice, to the length lmdb set: a Buffer's slice is a view of the reused buffer.
     if (bytes.length < LARGE_DOCUMENT_BYTES)
@@ -103,7 +140,10 @@ export class RecordStore implements Iterable<[number, Document]> {
   }
 
   set(seq: number, doc: Document): this {
-    if (!this.has(seq)) this.count++;
+    if (!this.has(seq)) {
+      this.count++;
+      if (!this.overlay.has(seq)) this.inserted.add(seq);
+    }
     this.highest = Math.max(this.highest, seq);
     this.change(seq, doc);
     return this;
@@ -138,35 +178,99 @@ export class RecordStore implements Iterable<[number, Document]> {
     return this.entries();
   }
 
-  /** The changes since the last call, for the store to write in its next commit. */
-  takeUnsaved(): RecordChange[] {
+  /**
+   * The writes of the changes since the last call, for the store's next commit, and what to call once
+   * it is done. A record's fields kept apart before and no longer are removed.
+   */
+  takeUnsaved(): { writes: RecordWrite[]; settle: () => void } {
     const changes: RecordChange[] = [];
-    for (const seq of this.unsaved) changes.push([seq, this.overlay.get(seq)!]);
+    const writes: RecordWrite[] = [];
+    const id = this.collectionId;
+    for (const seq of this.unsaved) {
+      const doc = this.overlay.get(seq)!;
+      changes.push([seq, doc]);
+      const split = doc && splitDocument(BSON.serialize(doc, SERIALIZE_OPTIONS));
+      writes.push({ into: 'documents', key: [id, seq], value: split?.head });
+      const kept = new Set<string>();
+      for (const [name, element] of split?.apart ?? []) {
+        writes.push({ into: 'fields', key: [id, seq, name], value: element });
+        kept.add(name);
+      }
+      if (!this.inserted.has(seq))
+        for (const name of this.apartNames(seq))
+          if (!kept.has(name)) writes.push({ into: 'fields', key: [id, seq, name] });
+      if (kept.size > 0) {
+        const inFlight = this.apartInFlight.get(seq) ?? new Set();
+        for (const name of kept) inFlight.add(name);
+        this.apartInFlight.set(seq, inFlight);
+      }
+    }
     this.unsaved.clear();
-    return changes;
-  }
-
-  /** `changes` are committed: LMDB now answers for those not changed again since. */
-  settle(changes: RecordChange[]): void {
-    for (const [seq, doc] of changes) if (this.overlay.get(seq) === doc) this.overlay.delete(seq);
+    this.inserted.clear();
+    const settle = () => {
+      for (const [seq, doc] of changes) {
+        if (this.overlay.get(seq) === doc) this.overlay.delete(seq);
+        // In LMDB now, where apartNames finds them.
+        this.apartInFlight.delete(seq);
+      }
+    };
+    return { writes, settle };
   }
 
   /**
-   * The collection is dropped: its cached documents go, and this lists every record id LMDB may
-   * hold for it, stored or written by a commit still in flight, for the store to remove.
+   * The collection is dropped: its cached documents go, and this gives the removals of everything
+   * LMDB may hold for it, stored or written by a commit still in flight.
    */
-  drop(): number[] {
+  drop(): RecordWrite[] {
     this.cached.clear();
+    const id = this.collectionId;
     const seqs = new Set(this.overlay.keys());
     for (const [, seq] of this.space.documents.getKeys(this.range(1))) seqs.add(seq);
-    return [...seqs];
+    const writes: RecordWrite[] = [...seqs].map((seq) => ({ into: 'documents', key: [id, seq] }));
+    const fields = new Set<string>();
+    for (const [, seq, name] of this.space.fields.getKeys({
+      start: [id],
+      end: [id, Number.POSITIVE_INFINITY],
+    }))
+      fields.add(JSON.stringify([seq, name]));
+    for (const [seq, names] of this.apartInFlight)
+      for (const name of names) fields.add(JSON.stringify([seq, name]));
+    for (const field of fields) {
+      const [seq, name] = JSON.parse(field) as [number, string];
+      writes.push({ into: 'fields', key: [id, seq, name] });
+    }
+    return writes;
+  }
+
+  /** The names of the fields LMDB holds, or a commit in flight will, for record `seq`. */
+  private apartNames(seq: number): Set<string> {
+    const names = new Set(this.apartInFlight.get(seq));
+    const range = { start: [this.collectionId, seq, ''], end: [this.collectionId, seq, AFTER_NAMES] };
+    for (const key of this.space.fields.getKeys(range)) names.add(key[2]);
+    return names;
+  }
+
+  /** The fields of record `seq` named in `places`, from LMDB (copies of their own). */
+  private apart(seq: number, places: Array<[number, string]>): Map<string, Uint8Array> {
+    const elements = new Map<string, Uint8Array>();
+    for (const [, name] of places) {
+      const element = this.space.fields.get([this.collectionId, seq, name]);
+      if (element) elements.set(name, element);
+    }
+    return elements;
   }
 
   /** The stored document, decoded (a large one as its fields are read: lazy-document.ts) and cached. */
   private load(seq: number, byScan: boolean): Document | undefined {
     // `get` gives the bytes a copy of their own, which a lazily decoded document may keep.
     const bytes = this.space.documents.get([this.collectionId, seq]);
-    return bytes && this.cache(seq, bytes, byScan);
+    if (!bytes) return undefined;
+    const places = apartPlaces(bytes);
+    return this.cache(
+      seq,
+      places.length > 0 ? joinDocument(bytes, places, this.apart(seq, places)) : bytes,
+      byScan,
+    );
   }
 
   /** The document of `bytes` (which it may keep), cached. */

@@ -72,3 +72,90 @@ function documentOf(bytes: Uint8Array, elements: Array<[number, number]>, size: 
   }
   return document;
 }
+
+/**
+ * From this size, a top-level field of a large document is stored apart from the rest (records.ts):
+ * reading the other fields of a transcript then copies a few hundred bytes, not its 100 KB of lines.
+ */
+export const APART_FIELD_BYTES = 1024;
+
+/** A top-level field stored apart: its name, and its element's bytes (type, name, value). */
+export type ApartField = readonly [name: string, element: Uint8Array];
+
+/**
+ * A large document's BSON as the store keeps it: the head (a BSON document of its small fields)
+ * followed by the apart fields' places (a BSON document `{a: [[position, name], ...]}`), and the
+ * apart fields. A document with no large field is kept whole (`apart` empty, `head` the BSON).
+ */
+export function splitDocument(bson: Uint8Array): { head: Uint8Array; apart: ApartField[] } {
+  if (bson.length < LARGE_DOCUMENT_BYTES) return { head: bson, apart: [] };
+  const kept: Array<[number, number]> = [];
+  const apart: ApartField[] = [];
+  const places: Array<[number, string]> = [];
+  let size = 5;
+  let position = 0;
+  for (const [, nameOffset, nameLength, offset, length] of BSON.onDemand.parseToElements(bson)) {
+    const start = nameOffset - 1;
+    const end = offset + length;
+    if (end - start >= APART_FIELD_BYTES) {
+      const name = Buffer.from(bson.buffer, bson.byteOffset + nameOffset, nameLength).toString('utf8');
+      apart.push([name, bson.slice(start, end)]);
+      places.push([position, name]);
+    } else {
+      kept.push([start, end]);
+      size += end - start;
+    }
+    position++;
+  }
+  if (apart.length === 0) return { head: bson, apart };
+  const head = documentOf(bson, kept, size);
+  const where = BSON.serialize({ a: places });
+  const stored = new Uint8Array(head.length + where.length);
+  stored.set(head);
+  stored.set(where, head.length);
+  return { head: stored, apart };
+}
+
+/** The BSON document at the start of a stored value: the whole document, or its head. */
+export function headOf(stored: Uint8Array): Uint8Array {
+  return stored.subarray(0, new DataView(stored.buffer, stored.byteOffset, 4).getInt32(0, true));
+}
+
+/** The names of the fields a stored value's document keeps apart, with their places; none for a whole one. */
+export function apartPlaces(stored: Uint8Array): Array<[number, string]> {
+  const size = new DataView(stored.buffer, stored.byteOffset, 4).getInt32(0, true);
+  if (size === stored.length) return [];
+  return (BSON.deserialize(stored.subarray(size)) as { a: Array<[number, string]> }).a;
+}
+
+/**
+ * The document of a stored value and its apart fields (by name; one not given is left out, for a
+ * read of some fields only), as one BSON document, its fields in their order.
+ */
+export function joinDocument(
+  stored: Uint8Array,
+  places: Array<[number, string]>,
+  apart: ReadonlyMap<string, Uint8Array>,
+): Uint8Array {
+  const head = headOf(stored);
+  const elements: Uint8Array[] = [];
+  for (const [, nameOffset, , offset, length] of BSON.onDemand.parseToElements(head))
+    elements.push(head.subarray(nameOffset - 1, offset + length));
+  // In their places' order: each goes where it stood among the fields before it that are here.
+  let left = 0;
+  for (const [position, name] of places) {
+    const element = apart.get(name);
+    if (element) elements.splice(position - left, 0, element);
+    else left++;
+  }
+  let total = 5;
+  for (const element of elements) total += element.length;
+  const document = new Uint8Array(total);
+  new DataView(document.buffer).setInt32(0, total, true);
+  let at = 4;
+  for (const element of elements) {
+    document.set(element, at);
+    at += element.length;
+  }
+  return document;
+}

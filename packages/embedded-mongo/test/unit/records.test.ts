@@ -205,6 +205,81 @@ describe('documents on disk', () => {
   });
 });
 
+type Stored = { _id: number } & Record<string, unknown>;
+
+describe('large fields kept apart', () => {
+  /** A document whose large fields stand first, in the middle and last, among small ones. */
+  const transcript = (i: number, lines: number) => ({
+    _id: i,
+    lines: Array.from({ length: lines }, (_, n) => ({ n, text: text(n, 40) })),
+    title: `meeting ${i}`,
+    summary: text(i, 3000),
+    owner: 'ada',
+    notes: text(i + 1, 2000),
+  });
+  const fieldsHeld = (store: Store) => [...store.records.fields.getKeys()].length;
+
+  it('reads back whole, in field order, and in part, before and after a reopen', async () => {
+    const dir = dataDir();
+    const docs: Stored[] = [transcript(1, 500), transcript(2, 800), { _id: 3, small: true }];
+    const first = await start({ path: dir });
+    await first.client.db('test').collection<Stored>('c').insertMany(docs);
+    const check = async (client: MongoClient) => {
+      const c = client.db('test').collection<Stored>('c');
+      const whole = await c.find({}).sort({ _id: 1 }).toArray();
+      expect(whole).toEqual(docs);
+      expect(whole.map((d) => Object.keys(d))).toEqual(docs.map((d) => Object.keys(d)));
+      expect(await c.find({ owner: 'ada' }, { projection: { title: 1 } }).toArray()).toEqual([
+        { _id: 1, title: 'meeting 1' },
+        { _id: 2, title: 'meeting 2' },
+      ]);
+      expect(await c.findOne({ _id: 2 }, { projection: { notes: 1, title: 1, _id: 0 } })).toEqual({
+        title: 'meeting 2',
+        notes: text(3, 2000),
+      });
+    };
+    await check(first.client);
+    await first.client.close();
+    await first.engine.close();
+    opened.splice(0);
+    const second = await start({ path: dir });
+    await check(second.client);
+  });
+
+  it('keeps no field apart that a document no longer has there, across commits in flight', async () => {
+    const { engine, store } = engineWithCache(1 << 20);
+    run(engine, { insert: 'c', documents: [transcript(1, 500), transcript(2, 500)] });
+    await engine.commit();
+    // Three fields apart each (lines, summary, notes).
+    expect(fieldsHeld(store)).toBe(6);
+    // Changes one after another, the commits of the first still in flight when the next are taken.
+    const commits: Array<Promise<void> | undefined> = [];
+    run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { $set: { summary: 'short now' } } }] });
+    commits.push(engine.commit());
+    run(engine, { update: 'c', updates: [{ q: { _id: 1 }, u: { $unset: { notes: '' } } }] });
+    commits.push(engine.commit());
+    run(engine, {
+      update: 'c',
+      updates: [{ q: { _id: 2 }, u: { $set: { lines: [], extra: text(9, 5000) } } }],
+    });
+    commits.push(engine.commit());
+    run(engine, { delete: 'c', deletes: [{ q: { _id: 2 }, limit: 1 }] });
+    run(engine, { insert: 'c', documents: [transcript(3, 500)] });
+    commits.push(engine.commit());
+    await Promise.all(commits);
+    // 1 keeps its lines; 2 is gone; 3 has three.
+    expect(fieldsHeld(store)).toBe(4);
+    expect(found(engine, { _id: 1 })).toEqual(
+      [{ ...transcript(1, 500), summary: 'short now', notes: undefined }].map(
+        ({ notes: _, ...rest }) => rest,
+      ),
+    );
+    run(engine, { drop: 'c' });
+    await engine.commit();
+    expect(fieldsHeld(store)).toBe(0);
+  });
+});
+
 describe('the cache', () => {
   it('keeps what point reads use when a scan passes through', () => {
     const cache = new DocumentCache(1000);

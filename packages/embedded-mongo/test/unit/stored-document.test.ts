@@ -6,7 +6,13 @@ import fc from 'fast-check';
 import { MongoClient } from 'mongodb';
 import { describe, expect, it } from 'vitest';
 import { startEmbeddedMongo } from '../../src/index.js';
-import { lazyDocument, storedDocument } from '../../src/stored-document.js';
+import {
+  apartPlaces,
+  joinDocument,
+  lazyDocument,
+  splitDocument,
+  storedDocument,
+} from '../../src/stored-document.js';
 import { decodeDocument } from '../../src/wire.js';
 
 const scalar = fc.oneof(
@@ -123,5 +129,44 @@ describe('a large document decoded as its fields are read', () => {
       await client.close();
       await engine.close();
     }
+  });
+});
+
+describe('a large document stored with its large fields apart', () => {
+  // Fields small and large (a long string: over APART_FIELD_BYTES) in any order, the document large.
+  const field = fc.oneof(
+    value,
+    fc.integer({ min: 1, max: 30 }).map((k) => 'x'.repeat(k * 200)),
+  );
+  const document = fc
+    .dictionary(
+      fc.string({ minLength: 1, maxLength: 6 }).filter((k) => !k.includes('\u0000')),
+      field,
+      {
+        minKeys: 1,
+        maxKeys: 8,
+      },
+    )
+    .map((fields) => ({ ...fields, padding: 'p'.repeat(17_000) }));
+
+  it('joins back to the very bytes it was, and to a document of the fields asked for, in order', () => {
+    fc.assert(
+      fc.property(document, fc.func(fc.boolean()), (doc, keep) => {
+        const bson = BSON.serialize(doc);
+        const { head, apart } = splitDocument(bson);
+        const places = apartPlaces(head);
+        expect(places.map(([, name]) => name)).toEqual(apart.map(([name]) => name));
+        expect(Buffer.from(joinDocument(head, places, new Map(apart)))).toEqual(Buffer.from(bson));
+        // Some of the apart fields only: the others left out, the rest in the document's order.
+        const some = apart.filter(([name]) => keep(name));
+        const names = new Set(some.map(([name]) => name));
+        const partial = decodeDocument(joinDocument(head, places, new Map(some)));
+        const expected = Object.keys(doc).filter(
+          (name) => !apart.some(([n]) => n === name) || names.has(name),
+        );
+        expect(Object.keys(partial)).toEqual(expected);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
