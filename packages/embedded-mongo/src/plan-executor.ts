@@ -79,23 +79,28 @@ function* merge(inputs: PlanNode[], sort: SortKey[], ctx: Context): Generator<Ke
     }
     return 0;
   };
-  for (;;) {
-    for (let i = 0; i < streams.length; i++) {
-      while (heads[i] === undefined) {
-        const next = streams[i]!.next();
-        if (next.done) heads[i] = null;
-        else if (next.value === undefined) yield undefined;
-        else heads[i] = next.value;
+  try {
+    for (;;) {
+      for (let i = 0; i < streams.length; i++) {
+        while (heads[i] === undefined) {
+          const next = streams[i]!.next();
+          if (next.done) heads[i] = null;
+          else if (next.value === undefined) yield undefined;
+          else heads[i] = next.value;
+        }
       }
+      let best = -1;
+      for (let i = 0; i < heads.length; i++) {
+        const head = heads[i];
+        if (head && (best === -1 || compare(head, heads[best]!) < 0)) best = i;
+      }
+      if (best === -1) return;
+      yield heads[best]!;
+      heads[best] = undefined;
     }
-    let best = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const head = heads[i];
-      if (head && (best === -1 || compare(head, heads[best]!) < 0)) best = i;
-    }
-    if (best === -1) return;
-    yield heads[best]!;
-    heads[best] = undefined;
+  } finally {
+    // Inputs read by hand are closed by hand: an index scan holds an LMDB read transaction until then.
+    for (const stream of streams) stream.return(undefined);
   }
 }
 
@@ -248,35 +253,40 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
   const cached = shapeKey === undefined ? undefined : cachedPlan(coll, shapeKey);
   const fromCache = cached && runs.find((run) => planSignature(run.plan.root) === cached.signature);
   let winner = fromCache ?? runs[0]!;
-  if (runs.length > 1 && !fromCache) {
-    const page = Math.min(wanted, 101);
-    trial: for (let work = 0; work < TRIAL_WORKS; work++)
-      for (const run of runs) {
-        const next = run.steps.next();
-        if (next.done) run.done = true;
-        else if (next.value) run.results.push(next.value);
-        if (run.done || run.results.length >= page) {
-          winner = run;
-          break trial;
+  let trialWorks = 0;
+  try {
+    if (runs.length > 1 && !fromCache) {
+      const page = Math.min(wanted, 101);
+      trial: for (let work = 0; work < TRIAL_WORKS; work++)
+        for (const run of runs) {
+          const next = run.steps.next();
+          if (next.done) run.done = true;
+          else if (next.value) run.results.push(next.value);
+          if (run.done || run.results.length >= page) {
+            winner = run;
+            break trial;
+          }
         }
+      // No plan finished its page: the most productive wins and, on a tie, as mongod's noSortBonus,
+      // one that needs no blocking sort (it can stop at the limit; a blocking sort reads everything).
+      if (!winner.done && winner.results.length < page) {
+        const score = (run: (typeof runs)[number]) => run.results.length + (run.plan.sorted ? 0.5 : 0);
+        for (const run of runs) if (score(run) > score(winner)) winner = run;
       }
-    // No plan finished its page: the most productive wins and, on a tie, as mongod's noSortBonus,
-    // one that needs no blocking sort (it can stop at the limit; a blocking sort reads everything).
-    if (!winner.done && winner.results.length < page) {
-      const score = (run: (typeof runs)[number]) => run.results.length + (run.plan.sorted ? 0.5 : 0);
-      for (const run of runs) if (score(run) > score(winner)) winner = run;
     }
+    trialWorks = works(winner.ctx.stats);
+    if (!winner.done)
+      for (const match of winner.steps) {
+        if (winner.results.length >= wanted) break;
+        if (match) winner.results.push(match);
+      }
+  } finally {
+    // Every plan is closed, on an error too, and the trial's losers: an index scan holds an LMDB read
+    // transaction until then, and LMDB reuses no page a reader might still see (the file would grow
+    // with every write) and has room for 126 readers.
+    for (const run of runs) run.steps.return(undefined);
   }
-  const trialWorks = works(winner.ctx.stats);
   const results = winner.results;
-  if (!winner.done)
-    for (const match of winner.steps) {
-      if (results.length >= wanted) break;
-      if (match) results.push(match);
-    }
-  // Every plan is closed, the trial's losers too: an index scan holds an LMDB read transaction until
-  // then, and LMDB reuses no page a reader might still see (the file would grow with every write).
-  for (const run of runs) run.steps.return(undefined);
   if (shapeKey !== undefined) {
     const spent = works(winner.ctx.stats);
     if (!fromCache)

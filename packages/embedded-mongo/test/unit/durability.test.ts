@@ -327,6 +327,35 @@ describe('embedded engine with a data directory', () => {
     expect(later).toBeLessThan(settled * 1.5);
   });
 
+  it('answers any number of queries whose index scans stop early or fail midway (LMDB has 126 readers)', async () => {
+    const { client } = await start({ path: dataDir() });
+    const items = client
+      .db('readers')
+      .collection<{ _id: number; a: number; b: number; zero: number; round?: number }>('items');
+    await items.createIndex({ a: 1, b: 1 });
+    await items.insertMany(
+      Array.from({ length: 50 }, (_, i) => ({ _id: i, a: i % 3, b: i, zero: i < 40 ? 1 : 0 })),
+    );
+    for (let i = 0; i < 200; i++) {
+      // A commit between reads: a scan left open would keep the read transaction from before it.
+      await items.updateOne({ _id: 49 }, { $set: { round: i } });
+      // Two scans merged in `b` order (SORT_MERGE), stopped after the first.
+      const [first] = await items
+        .find({ a: { $in: [1, 2] } })
+        .sort({ b: 1 })
+        .limit(1)
+        .toArray();
+      expect(first?._id).toBe(1);
+      // A scan that fails at its 41st document.
+      await expect(
+        items
+          .find({ a: { $gte: 0 }, $expr: { $gt: [{ $divide: [1, '$zero'] }, 0] } })
+          .hint('a_1_b_1')
+          .toArray(),
+      ).rejects.toThrow(/divide/);
+    }
+  });
+
   it("keeps a client bulkWrite's writes to collections of two databases", async () => {
     const dir = dataDir();
     const first = await start({ path: dir });
