@@ -124,7 +124,9 @@ export class IndexStore {
    * after later commands sees what was there when it started.
    */
   *scan(low: Uint8Array, high: Uint8Array, direction: 1 | -1): Generator<Entry> {
-    yield* this.range(Buffer.concat([this.prefix, low]), Buffer.concat([this.prefix, high]), direction);
+    const from = Buffer.concat([this.prefix, low]);
+    const to = Buffer.concat([this.prefix, high]);
+    yield* this.range(atMost(from), above(to), direction);
   }
 
   private *range(low: Buffer, high: Buffer, direction: 1 | -1): Generator<Entry> {
@@ -234,6 +236,25 @@ export class IndexStore {
     this.overlay.set(key, { values, unsaved: true });
     this.unsaved.push(key);
   }
+}
+
+// A bound longer than LMDB's longest key (a query for a long string) is loosened to one it takes:
+// no entry is longer, so none between the bounds is lost, and the few more a loosened bound lets in
+// are checked against the filter with their documents, as every scanned entry is.
+
+/** `bound`, or when too long its start: at or below it, and above no entry that is below it. */
+function atMost(bound: Buffer): Buffer {
+  return bound.length <= LONGEST_LMDB_KEY ? bound : bound.subarray(0, LONGEST_LMDB_KEY);
+}
+
+/** `bound`, or when too long the shortest bytes above it that LMDB takes. */
+function above(bound: Buffer): Buffer {
+  if (bound.length <= LONGEST_LMDB_KEY) return bound;
+  let last = LONGEST_LMDB_KEY - 1;
+  while (bound[last] === 0xff) last--;
+  const raised = Buffer.from(bound.subarray(0, last + 1));
+  raised[last]!++;
+  return raised;
 }
 
 function seqOf(key: Uint8Array): number {

@@ -182,6 +182,25 @@ describe('index order', () => {
     expect(index.conflict(index.keysFor({ a: 5 }))).toBeUndefined();
   });
 
+  it('scans bounds longer than any key LMDB takes (a query for a long string)', async () => {
+    const index = newIndex({ v: 2, name: 'a_1', key: { a: -1 } });
+    const near = 'x'.repeat(LONGEST_INDEX_KEY - 10);
+    const strings = [near, `${near}y`, 'x', 'y'];
+    strings.forEach((a, seq) => {
+      index.add(seq, index.keysFor({ a }));
+    });
+    await commit(index);
+    const long = 'x'.repeat(5000);
+    for (const [iv, expected] of [
+      [{ lo: long, loInc: true, hi: long, hiInc: true }, []],
+      [{ lo: 'x', loInc: false, hi: long, hiInc: true }, [0]],
+      [{ lo: long, loInc: true, hi: 'y', hiInc: true }, [3, 1]],
+    ] as const) {
+      const within = scanOf(index, [[iv]]).filter((entry) => inInterval(entry.values[0], iv));
+      expect(within.map((entry) => entry.seq)).toEqual(expected);
+    }
+  });
+
   it('refuses a key longer than the store keeps, before anything changes', () => {
     const index = newIndex({ v: 2, name: 'a_1', key: { a: 1 } });
     expect(index.keysFor({ a: 'x'.repeat(LONGEST_INDEX_KEY - 10) })).toHaveLength(1);

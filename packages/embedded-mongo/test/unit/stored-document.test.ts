@@ -166,7 +166,7 @@ describe('a large document stored with its large fields apart', () => {
         );
         expect(Object.keys(partial)).toEqual(expected);
       }),
-      { numRuns: 200 },
+      { numRuns: 40 },
     );
   });
 });
