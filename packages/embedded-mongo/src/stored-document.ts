@@ -79,6 +79,9 @@ function documentOf(bytes: Uint8Array, elements: Array<[number, number]>, size: 
  */
 export const APART_FIELD_BYTES = 1024;
 
+/** A field whose name is longer (in UTF-8 bytes) stays in the head: its name is part of an LMDB key. */
+const LONGEST_APART_NAME = 256;
+
 /** A top-level field stored apart: its name, and its element's bytes (type, name, value). */
 export type ApartField = readonly [name: string, element: Uint8Array];
 
@@ -97,7 +100,7 @@ export function splitDocument(bson: Uint8Array): { head: Uint8Array; apart: Apar
   for (const [, nameOffset, nameLength, offset, length] of BSON.onDemand.parseToElements(bson)) {
     const start = nameOffset - 1;
     const end = offset + length;
-    if (end - start >= APART_FIELD_BYTES) {
+    if (end - start >= APART_FIELD_BYTES && nameLength <= LONGEST_APART_NAME) {
       const name = Buffer.from(bson.buffer, bson.byteOffset + nameOffset, nameLength).toString('utf8');
       apart.push([name, bson.slice(start, end)]);
       places.push([position, name]);
