@@ -156,7 +156,8 @@ describe('a large document stored with its large fields apart', () => {
         const { head, apart } = splitDocument(bson);
         const places = apartPlaces(head);
         expect(places.map(([, name]) => name)).toEqual(apart.map(([name]) => name));
-        expect(Buffer.from(joinDocument(head, places, new Map(apart)))).toEqual(Buffer.from(bson));
+        // Compared as bytes (toEqual walks a 100 KB buffer element by element).
+        expect(Buffer.from(joinDocument(head, places, new Map(apart))).equals(bson)).toBe(true);
         // Some of the apart fields only: the others left out, the rest in the document's order.
         const some = apart.filter(([name]) => keep(name));
         const names = new Set(some.map(([name]) => name));
@@ -166,7 +167,7 @@ describe('a large document stored with its large fields apart', () => {
         );
         expect(Object.keys(partial)).toEqual(expected);
       }),
-      { numRuns: 40 },
+      { numRuns: 100 },
     );
   });
 
@@ -175,6 +176,6 @@ describe('a large document stored with its large fields apart', () => {
     const bson = BSON.serialize({ _id: 1, [name]: 'v'.repeat(20_000), lines: 'l'.repeat(5000) });
     const { head, apart } = splitDocument(bson);
     expect(apart.map(([field]) => field)).toEqual(['lines']);
-    expect(Buffer.from(joinDocument(head, apartPlaces(head), new Map(apart)))).toEqual(Buffer.from(bson));
+    expect(Buffer.from(joinDocument(head, apartPlaces(head), new Map(apart))).equals(bson)).toBe(true);
   });
 });
