@@ -128,7 +128,9 @@ export function headOf(stored: Uint8Array): Uint8Array {
 export function apartPlaces(stored: Uint8Array): Array<[number, string]> {
   const size = new DataView(stored.buffer, stored.byteOffset, 4).getInt32(0, true);
   if (size === stored.length) return [];
-  return (BSON.deserialize(stored.subarray(size)) as { a: Array<[number, string]> }).a;
+  // To `length` said: lmdb's reused read buffer says a length of its own, which on Node 24 a
+  // subarray without an end does not take (it would run to the buffer's 16 MB).
+  return (BSON.deserialize(stored.subarray(size, stored.length)) as { a: Array<[number, string]> }).a;
 }
 
 /**
