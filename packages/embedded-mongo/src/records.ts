@@ -227,18 +227,14 @@ export class RecordStore implements Iterable<[number, Document]> {
     const seqs = new Set(this.overlay.keys());
     for (const [, seq] of this.space.documents.getKeys(this.range(1))) seqs.add(seq);
     const writes: RecordWrite[] = [...seqs].map((seq) => ({ into: 'documents', key: [id, seq] }));
-    const fields = new Set<string>();
+    // A field both stored and in flight is removed twice: harmless.
     for (const [, seq, name] of this.space.fields.getKeys({
       start: [id],
       end: [id, Number.POSITIVE_INFINITY],
     }))
-      fields.add(JSON.stringify([seq, name]));
-    for (const [seq, names] of this.apartInFlight)
-      for (const name of names) fields.add(JSON.stringify([seq, name]));
-    for (const field of fields) {
-      const [seq, name] = JSON.parse(field) as [number, string];
       writes.push({ into: 'fields', key: [id, seq, name] });
-    }
+    for (const [seq, names] of this.apartInFlight)
+      for (const name of names) writes.push({ into: 'fields', key: [id, seq, name] });
     return writes;
   }
 
