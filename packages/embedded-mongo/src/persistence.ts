@@ -23,7 +23,7 @@ import { type Database, open, type RootDatabase } from 'lmdb';
 import { DEFAULT_CACHE_MB, DocumentCache } from './document-cache.js';
 import { IndexStore, type KeysDatabase, type KeyWrite } from './index-store.js';
 import type { Index } from './indexes.js';
-import type { FieldsDatabase, RecordSpace, RecordWrite } from './records.js';
+import type { CountsDatabase, FieldsDatabase, RecordSpace, RecordWrite } from './records.js';
 import { Collection, type Engine, type Persistence } from './storage.js';
 import { TextIndex } from './text-index.js';
 import { type TextDatabase, TextStore, type TextWrite } from './text-store.js';
@@ -94,6 +94,7 @@ export class Store implements Persistence {
   private readonly fields: FieldsDatabase;
   private readonly keys: KeysDatabase;
   private readonly texts: TextDatabase;
+  private readonly meta: CountsDatabase;
   /** Index entries of no index, found on open: removed by the first commit. */
   private orphans: { keys: KeyWrite[]; text: TextWrite[] } = { keys: [], text: [] };
   /** Whether this event turn's lmdb transaction has its failure handled already (commit). */
@@ -112,9 +113,11 @@ export class Store implements Persistence {
     this.fields = root.openDB<Uint8Array, [string, number, string]>('fields', { encoding: 'binary' });
     this.keys = root.openDB<Uint8Array, Buffer>('keys', { encoding: 'binary', keyEncoding: 'binary' });
     this.texts = root.openDB('text', { encoding: 'binary' }) as TextDatabase;
+    this.meta = root.openDB<number, string>('meta', {});
     this.records = {
       documents: this.documents,
       fields: this.fields,
+      counts: this.meta,
       cache,
       keys: this.keys,
       texts: this.texts,
@@ -203,8 +206,8 @@ export class Store implements Persistence {
     try {
       batch = this.documents.batch(() => {
         for (const op of operations) {
-          const target = this.databaseOf(op.into) as Database<Uint8Array, typeof op.key>;
-          if (op.value) target.put(op.key, op.value);
+          const target = this.databaseOf(op.into) as Database<typeof op.value, typeof op.key>;
+          if (op.value !== undefined) target.put(op.key, op.value);
           else target.remove(op.key);
         }
       });
@@ -256,6 +259,7 @@ export class Store implements Persistence {
     if (into === 'catalog') return this.catalog;
     if (into === 'documents') return this.documents;
     if (into === 'fields') return this.fields;
+    if (into === 'counts') return this.meta;
     return into === 'keys' ? this.keys : this.texts;
   }
 

@@ -16,6 +16,7 @@ import {
   sortPattern,
 } from './planner.js';
 import { parseSort, sortMatches } from './query.js';
+import { comparedFields } from './read-fields.js';
 import type { Collection } from './storage.js';
 import { textFilterOf } from './text-query.js';
 import { textScoreUnavailable } from './text-score.js';
@@ -40,6 +41,18 @@ interface Context {
   sort: SortKey[];
   collation: Collation | undefined;
   stats: ExecutionStats;
+  /**
+   * A sort with a limit compares its documents by these fields alone and reads whole only those it
+   * returns (comparedFields); undefined when there is no limit or the fields are not certain.
+   */
+  compared?: ReadonlySet<string> | undefined;
+  /** Reads give at least `fields` and cache nothing: the comparing pass of such a sort. */
+  parts?: boolean;
+}
+
+/** A document as the stage reads it: whole, as the command reads it, or the part a sort compares. */
+function readDocument(ctx: Context, seq: number): Document | undefined {
+  return ctx.parts && ctx.fields ? ctx.coll.docs.part(seq, ctx.fields) : ctx.coll.docs.read(seq, ctx.fields);
 }
 
 /** A record from an index scan, with its sort key values (for SORT_MERGE). */
@@ -108,6 +121,16 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
   const { coll, matcher, stats } = ctx;
   switch (node.stage) {
     case 'COLLSCAN': {
+      if (ctx.parts) {
+        // The comparing pass of a sort with a limit: the part of each document it compares.
+        for (const seq of coll.docs.keys(node.direction)) {
+          const doc = readDocument(ctx, seq);
+          if (!doc) continue;
+          stats.docsExamined++;
+          yield matcher.test(doc) ? { seq, doc } : undefined;
+        }
+        return;
+      }
       for (const [seq, doc] of coll.docs.entries(node.direction)) {
         stats.docsExamined++;
         yield matcher.test(doc) ? { seq, doc } : undefined;
@@ -123,7 +146,7 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
           continue;
         }
         seen.add(item.seq);
-        const doc = coll.docs.read(item.seq, ctx.fields);
+        const doc = readDocument(ctx, item.seq);
         if (!doc) continue;
         stats.docsExamined++;
         yield matcher.test(doc) ? { seq: item.seq, doc } : undefined;
@@ -136,12 +159,23 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
         yield* textMatches(node.input, ctx, true);
         return;
       }
+      const { compared } = ctx;
+      const input = compared ? { ...ctx, fields: compared, parts: true, compared: undefined } : ctx;
       const all: Match[] = [];
-      for (const match of execute(node.input, ctx)) {
+      for (const match of execute(node.input, input)) {
         if (match) all.push(match);
         yield undefined;
       }
-      yield* sortMatches(all, sortPattern(node.sort), ctx.collation);
+      const sorted = sortMatches(all, sortPattern(node.sort), ctx.collation);
+      if (!compared) {
+        yield* sorted;
+        return;
+      }
+      // The few returned, read as the command reads them: the sort read only what it compared.
+      for (const match of sorted) {
+        const doc = coll.docs.read(match.seq, ctx.fields);
+        if (doc) yield { ...match, doc };
+      }
       return;
     }
     case 'TEXT':
@@ -172,7 +206,7 @@ function* textMatches(
       yield undefined;
       continue;
     }
-    const doc = coll.docs.read(seq, decided ? ctx.fields : undefined);
+    const doc = decided ? readDocument(ctx, seq) : coll.docs.read(seq, undefined);
     if (!doc) continue;
     stats.docsExamined++;
     yield (decided || textMatch.test(seq, doc)) && matcher.test(doc) ? { seq, doc, score } : undefined;
@@ -235,8 +269,9 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
     collation,
   });
   const wanted = limit > 0 ? skip + limit : Number.POSITIVE_INFINITY;
+  const compared = limit > 0 && sort.length > 0 ? comparedFields(request.filter, request.sort) : undefined;
   const runs = candidates.map((plan) => {
-    const ctx: Context = { coll, fields: request.fields, matcher, sort, collation, stats: stats() };
+    const ctx: Context = { coll, fields: request.fields, matcher, sort, collation, stats: stats(), compared };
     return { plan, ctx, steps: execute(plan.root, ctx), results: [] as Match[], done: false };
   });
   // Only a choice between plans is cached, so only then is the query's shape worked out.

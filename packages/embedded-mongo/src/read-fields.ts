@@ -19,14 +19,24 @@ export function readFields(
   // What the answer is made of: a find's projection, or a distinct's key (none for a count).
   const kept = keep?.map(rootOf) ?? projectionRoots(projection);
   if (!kept) return undefined;
+  const compared = comparedFields(filter, sort);
+  return compared && new Set([...compared, ...kept]);
+}
+
+/**
+ * The top-level fields a query compares: those its filter tests and its sort orders by, and `_id`.
+ * A sort with a limit reads these alone of each document it sorts (plan-executor.ts).
+ */
+export function comparedFields(filter: unknown, sort: unknown): ReadonlySet<string> | undefined {
+  if (!isPlainObject(filter)) return undefined;
   const tested = filterRoots(
     Object.fromEntries(Object.entries(filter).filter(([key]) => !READS_NO_FIELD.has(key))),
   );
   if (!tested) return undefined;
-  const ordered = Object.entries(sort ?? {})
+  const ordered = Object.entries(isPlainObject(sort) ? sort : {})
     .filter(([, direction]) => !isPlainObject(direction)) // {$meta: 'textScore'}
     .map(([path]) => rootOf(path));
-  return new Set(['_id', ...kept, ...tested, ...ordered]);
+  return new Set(['_id', ...tested, ...ordered]);
 }
 
 /** The roots an inclusion projection keeps; null for any other projection (or none). */

@@ -35,10 +35,15 @@ export type DocumentsDatabase = Database<Uint8Array, [string, number]>;
 /** Key [collection uuid as hex, record id, field name] → a field kept apart: its BSON element. */
 export type FieldsDatabase = Database<Uint8Array, [string, number, string]>;
 
+/** Key `count <collection uuid as hex>` → how many documents the collection holds (in `meta`). */
+export type CountsDatabase = Database<number, string>;
+
 /** What every collection's records share: the store's documents and the engine-wide cache. */
 export interface RecordSpace {
   readonly documents: DocumentsDatabase;
   readonly fields: FieldsDatabase;
+  /** Each collection's count, written with its documents: opening reads it, not every key. */
+  readonly counts: CountsDatabase;
   readonly cache: DocumentCache;
   /** Where ordered indexes keep their entries (index-store.ts). */
   readonly keys: KeysDatabase;
@@ -60,7 +65,8 @@ type RecordChange = readonly [seq: number, doc: Document | null];
 /** A write of the store's next commit; without a value, a removal. */
 export type RecordWrite =
   | { into: 'documents'; key: [string, number]; value?: Uint8Array }
-  | { into: 'fields'; key: [string, number, string]; value?: Uint8Array };
+  | { into: 'fields'; key: [string, number, string]; value?: Uint8Array }
+  | { into: 'counts'; key: string; value?: number };
 
 const SERIALIZE_OPTIONS = { ignoreUndefined: true } as const;
 /** Sorts after every field name: the end of a record's range in `fields`. */
@@ -75,6 +81,8 @@ export class RecordStore implements Iterable<[number, Document]> {
   private readonly apartInFlight = new Map<number, Set<string>>();
   private readonly cached: CachePartition;
   private count: number;
+  /** The count LMDB holds, or its next commit will; undefined: none (a store written before counts). */
+  private countSaved: number | undefined;
   private highest: number;
 
   constructor(
@@ -82,7 +90,8 @@ export class RecordStore implements Iterable<[number, Document]> {
     private readonly collectionId: string,
   ) {
     this.cached = space.cache.partition();
-    this.count = space.documents.getCount(this.range(1));
+    this.countSaved = space.counts.get(this.countKey);
+    this.count = this.countSaved ?? space.documents.getCount(this.range(1));
     this.highest = 0;
     for (const [, seq] of space.documents.getKeys({ ...this.range(-1), limit: 1 })) this.highest = seq;
   }
@@ -116,19 +125,41 @@ export class RecordStore implements Iterable<[number, Document]> {
     // LMDB's own buffer, reused by its next read: no copy of the whole document.
     const bytes = this.space.documents.getBinaryFast([this.collectionId, seq]);
     if (!bytes) return undefined;
-    const places = apartPlaces(bytes);
-    if (places.length > 0) {
-      const wanted = places.filter(([, name]) => fields.has(name));
-      if (wanted.length === 0) return partialDocument(headOf(bytes), fields);
-      // Copied first: reading the apart fields reuses lmdb's buffer.
-      const head = Uint8Array.prototype.slice.call(bytes, 0, bytes.length);
-      return partialDocument(joinDocument(head, wanted, this.apart(seq, wanted)), fields);
-    }
     // A small one is cached whole, from a copy of the bytes just read (not read again). A copy by
     // Uint8Array's slice, to the length lmdb set: a Buffer's slice is a view of the reused buffer.
-    if (bytes.length < LARGE_DOCUMENT_BYTES)
+    const places = apartPlaces(bytes);
+    if (places.length === 0 && bytes.length < LARGE_DOCUMENT_BYTES)
       return this.cache(seq, Uint8Array.prototype.slice.call(bytes, 0, bytes.length), false);
-    return partialDocument(bytes, fields);
+    return this.partOf(seq, bytes, places, fields);
+  }
+
+  /**
+   * At least the top-level `fields` of the document (a changed or cached one is given whole), and
+   * nothing cached: a sort with a limit compares thousands of documents by a field or two and
+   * returns a few (plan-executor.ts).
+   */
+  part(seq: number, fields: ReadonlySet<string>): Document | undefined {
+    const changed = this.overlay.get(seq);
+    if (changed !== undefined) return changed ?? undefined;
+    const cached = this.cached.peek(seq);
+    if (cached) return cached;
+    const bytes = this.space.documents.getBinaryFast([this.collectionId, seq]);
+    return bytes && this.partOf(seq, bytes, apartPlaces(bytes), fields);
+  }
+
+  /** The `fields` of record `seq` stored as `bytes` (lmdb's reused buffer, not kept), `places` apart. */
+  private partOf(
+    seq: number,
+    bytes: Uint8Array,
+    places: Array<[number, string]>,
+    fields: ReadonlySet<string>,
+  ): Document {
+    if (places.length === 0) return partialDocument(bytes, fields);
+    const wanted = places.filter(([, name]) => fields.has(name));
+    if (wanted.length === 0) return partialDocument(headOf(bytes), fields);
+    // Copied first: reading the apart fields reuses lmdb's buffer.
+    const head = Uint8Array.prototype.slice.call(bytes, 0, bytes.length);
+    return partialDocument(joinDocument(head, wanted, this.apart(seq, wanted)), fields);
   }
 
   has(seq: number): boolean {
@@ -207,6 +238,11 @@ export class RecordStore implements Iterable<[number, Document]> {
     }
     this.unsaved.clear();
     this.inserted.clear();
+    // Exact: the changes of every command so far are in this commit or one before it.
+    if (this.count !== this.countSaved) {
+      writes.push({ into: 'counts', key: this.countKey, value: this.count });
+      this.countSaved = this.count;
+    }
     const settle = () => {
       for (const [seq, doc] of changes) {
         if (this.overlay.get(seq) === doc) this.overlay.delete(seq);
@@ -227,6 +263,7 @@ export class RecordStore implements Iterable<[number, Document]> {
     const seqs = new Set(this.overlay.keys());
     for (const [, seq] of this.space.documents.getKeys(this.range(1))) seqs.add(seq);
     const writes: RecordWrite[] = [...seqs].map((seq) => ({ into: 'documents', key: [id, seq] }));
+    writes.push({ into: 'counts', key: this.countKey });
     // A field both stored and in flight is removed twice: harmless.
     for (const [, seq, name] of this.space.fields.getKeys({
       start: [id],
@@ -280,6 +317,10 @@ export class RecordStore implements Iterable<[number, Document]> {
     this.overlay.set(seq, doc);
     this.unsaved.add(seq);
     this.cached.evict(seq);
+  }
+
+  private get countKey(): string {
+    return `count ${this.collectionId}`;
   }
 
   private range(direction: 1 | -1) {

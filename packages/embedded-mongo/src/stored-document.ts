@@ -45,15 +45,32 @@ export function lazyDocument(bytes: Uint8Array): Document {
  * decodes them; `bytes` are not kept (LMDB's reused read buffer will do).
  */
 export function partialDocument(bytes: Uint8Array, fields: ReadonlySet<string>): Document {
+  const names = encodedNames(fields);
   const elements: Array<[start: number, end: number]> = [];
   let size = 5; // length and terminating zero
   for (const [, nameOffset, nameLength, offset, length] of BSON.onDemand.parseToElements(bytes)) {
-    const name = Buffer.from(bytes.buffer, bytes.byteOffset + nameOffset, nameLength).toString('utf8');
-    if (!fields.has(name)) continue;
+    if (!names.some((name) => sameBytes(name, bytes, nameOffset, nameLength))) continue;
     elements.push([nameOffset - 1, offset + length]);
     size += offset + length - (nameOffset - 1);
   }
   return decodeDocument(documentOf(bytes, elements, size));
+}
+
+/** Field names as UTF-8, once per set: compared with each element's name where it lies, no string made. */
+const encoded = new WeakMap<ReadonlySet<string>, Uint8Array[]>();
+function encodedNames(fields: ReadonlySet<string>): Uint8Array[] {
+  let names = encoded.get(fields);
+  if (!names) {
+    names = [...fields].map((name) => Buffer.from(name, 'utf8'));
+    encoded.set(fields, names);
+  }
+  return names;
+}
+
+function sameBytes(name: Uint8Array, bytes: Uint8Array, offset: number, length: number): boolean {
+  if (name.length !== length) return false;
+  for (let i = 0; i < length; i++) if (name[i] !== bytes[offset + i]) return false;
+  return true;
 }
 
 /** One element decoded as decodeDocument decodes it: as the only field of a document of its own. */

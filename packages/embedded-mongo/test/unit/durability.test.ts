@@ -250,8 +250,8 @@ describe('embedded engine with a data directory', () => {
     const { client } = await start({ path: dir });
     await client.db('app').collection('notes').createIndex({ body: 1 }, { unique: true });
     await closeOpened();
-    // As an older layout left a store: no ordered index entries (nor text ones in layout 1), and
-    // no storage named in the catalog but layout 2's text index's.
+    // As an older layout left a store: no ordered index entries (nor text ones in layout 1), no
+    // count of documents, and no storage named in the catalog but layout 2's text index's.
     const old = open({ path: dir, maxDbs: 8 });
     await old.openDB('keys', { encoding: 'binary', keyEncoding: 'binary' }).drop();
     if (layout === 1) await old.openDB('text', { encoding: 'binary' }).drop();
@@ -261,7 +261,9 @@ describe('embedded engine with a data directory', () => {
       if (layout === 2) entry.text = storage[`body_text`];
       await catalog.put(key, BSON.serialize(entry));
     }
-    await old.openDB('meta', {}).put('layout', layout);
+    const meta = old.openDB<number, string>('meta', {});
+    for (const key of meta.getKeys()) if (key.startsWith('count ')) await meta.remove(key);
+    await meta.put('layout', layout);
     await old.close();
 
     const second = await start({ path: dir });
@@ -270,6 +272,7 @@ describe('embedded engine with a data directory', () => {
     const byBody = notes.find({ body: 'roadmap budget' }).hint('body_1');
     expect(await byBody.toArray()).toEqual([{ _id: 2, body: 'roadmap budget' }]);
     await expect(notes.insertOne({ _id: 3, body: 'roadmap budget' })).rejects.toThrow(/E11000/);
+    expect(await notes.estimatedDocumentCount()).toBe(2);
     await closeOpened();
     const built = textEntries(dir);
     expect(built.indexes.length).toBe(1);
@@ -495,6 +498,7 @@ describe('embedded engine with a data directory', () => {
       const { client: reopened } = await start({ path: dir });
       const kept = reopened.db('full').collection('items');
       expect(await kept.countDocuments()).toBe(acknowledged);
+      expect(await kept.estimatedDocumentCount()).toBe(acknowledged);
       expect(acknowledged).toBeGreaterThan(10);
     },
   );
@@ -552,6 +556,8 @@ describe('embedded engine with a data directory', () => {
       expect(doc.check).toBe(doc.k * (doc.version === 1 ? 7 : 11));
     }
     const items = reopened.db('crash').collection('items');
+    // The count kept with the documents (opening reads it) is theirs.
+    expect(await items.estimatedDocumentCount()).toBe(docs.length);
     const indexes = await items.listIndexes().toArray();
     expect(indexes.map((i) => i.name)).toEqual(['_id_', 'k_1', 'check_-1']);
     // Each index holds exactly one entry per document, under its current key, as rebuilding it

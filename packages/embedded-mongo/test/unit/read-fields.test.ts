@@ -1,7 +1,7 @@
 // The fields a find, count or distinct reads (read-fields.ts): given only when certain, since a
 // large document is then read in part and a field left out would be missing from the answer.
 import { describe, expect, it } from 'vitest';
-import { readFields } from '../../src/read-fields.js';
+import { comparedFields, readFields } from '../../src/read-fields.js';
 
 const fields = (...args: Parameters<typeof readFields>) => {
   const found = readFields(...args);
@@ -41,5 +41,20 @@ describe('the fields a read needs', () => {
     expect(fields({ a: 1 }, { projection: { b: { $slice: 2 } } })).toBeUndefined();
     expect(fields({ $expr: { $eq: ['$a', '$b'] } }, { projection: { a: 1 } })).toBeUndefined();
     expect(fields({ $where: 'true' }, { keep: [] })).toBeUndefined();
+  });
+});
+
+describe('the fields a sort with a limit compares', () => {
+  it("are the filter's and the sort's roots, and _id; undefined when the filter may read any field", () => {
+    const compared = (filter: unknown, sort: unknown) => {
+      const found = comparedFields(filter, sort);
+      return found && [...found].sort();
+    };
+    expect(compared({ 'a.b': 1, $text: { $search: 'x' } }, { 'c.d': -1, s: { $meta: 'textScore' } })).toEqual(
+      ['_id', 'a', 'c'],
+    );
+    expect(compared({}, { at: -1, id: -1 })).toEqual(['_id', 'at', 'id']);
+    expect(compared({ $expr: { $eq: ['$a', '$b'] } }, { a: 1 })).toBeUndefined();
+    expect(compared({ $where: 'true' }, { a: 1 })).toBeUndefined();
   });
 });

@@ -106,11 +106,21 @@ describe('documents on disk', () => {
     await written.insertMany(docs);
     await written.createIndex({ group: 1 });
     await written.deleteMany({ _id: { $gte: 1990 } });
+    // Emptied, and dropped then made again: counts kept with the documents, read back on open.
+    const emptied = writer.db('app').collection<{ _id: number }>('emptied');
+    await emptied.insertMany([{ _id: 1 }, { _id: 2 }]);
+    await emptied.deleteMany({});
+    const again = writer.db('app').collection<{ _id: number }>('again');
+    await again.insertMany([{ _id: 1 }, { _id: 2 }]);
+    await again.drop();
+    await again.insertOne({ _id: 3 });
     await writer.close();
     await first.close();
     const { client } = await start({ path: dir, cacheMb: 0.1 });
     const c = client.db('app').collection<Numbered>('c');
     expect(await c.estimatedDocumentCount()).toBe(1990);
+    expect(await client.db('app').collection('emptied').estimatedDocumentCount()).toBe(0);
+    expect(await client.db('app').collection('again').estimatedDocumentCount()).toBe(1);
     expect(await c.findOne({ _id: 1234 })).toEqual(docs[1234]);
     expect(await c.find({ group: 3 }).toArray()).toEqual(docs.filter((d) => d.group === 3 && d._id < 1990));
     expect(await c.find().toArray()).toEqual(docs.slice(0, 1990));
@@ -277,6 +287,47 @@ describe('large fields kept apart', () => {
     run(engine, { drop: 'c' });
     await engine.commit();
     expect(fieldsHeld(store)).toBe(0);
+  });
+});
+
+describe('a sort with a limit', () => {
+  // It compares each document by the fields its filter and sort read, then reads whole the few it
+  // returns (plan-executor.ts): what it returns must be what the same sort without a limit starts with.
+  it('returns whole documents, the first of the same sort without one, with changes in flight', async () => {
+    const { engine } = engineWithCache(4096); // a few documents: most come from disk
+    const doc = (i: number): Document => ({
+      _id: i,
+      group: i % 7,
+      at: new Date(Date.UTC(2026, 0, 1 + (i % 13))),
+      name: i % 5 === 0 ? undefined : `n${i % 11}`,
+      ...(i % 9 === 0 ? { lines: Array.from({ length: 600 }, (_, n) => text(n, 40)) } : {}),
+      tail: text(i, 30),
+    });
+    run(engine, { insert: 'c', documents: Array.from({ length: 120 }, (_, i) => doc(i)) });
+    run(engine, { createIndexes: 'c', indexes: [{ key: { group: 1 }, name: 'group_1' }] });
+    await engine.commit();
+    // Changed and removed, their commits still in flight while the queries run.
+    run(engine, {
+      update: 'c',
+      updates: [{ q: { group: 3 }, u: { $set: { at: new Date(0) } }, multi: true }],
+    });
+    run(engine, { delete: 'c', deletes: [{ q: { _id: { $in: [1, 9, 18] } }, limit: 0 }] });
+    const inFlight = engine.commit();
+    run(engine, { insert: 'c', documents: [doc(200), doc(207)] });
+    const cases: Array<[Document, Document, number, Document?]> = [
+      [{}, { at: -1, _id: -1 }, 10],
+      [{}, { name: 1, _id: 1 }, 25],
+      [{ group: { $in: [2, 3] } }, { at: 1, _id: -1 }, 4], // an index, then the sort
+      [{ tail: { $gt: '5' } }, { 'lines.0': -1, _id: 1 }, 6],
+      [{ group: { $ne: 0 } }, { at: -1, _id: 1 }, 7, { tail: 1, lines: 1 }],
+    ];
+    for (const [filter, sort, limit, projection] of cases) {
+      const all = found(engine, filter, { sort, ...(projection && { projection }) });
+      const page = found(engine, filter, { sort, limit, skip: 2, ...(projection && { projection }) });
+      expect(page).toEqual(all.slice(2, 2 + limit));
+      if (!projection) expect(page.every((d) => 'tail' in d)).toBe(true);
+    }
+    await inFlight;
   });
 });
 
