@@ -16,10 +16,10 @@ import type { Document } from './values.js';
  */
 export const DEFAULT_CACHE_MB = 64;
 
-interface Entry {
+interface Entry<T = unknown> {
   readonly partition: Map<number, Entry>;
   readonly seq: number;
-  readonly doc: Document;
+  readonly doc: T;
   readonly bytes: number;
   /** Brought in by a scan and not read by a point read since. */
   scanned: boolean;
@@ -39,8 +39,9 @@ export class DocumentCache {
     return this.held;
   }
 
-  partition(): CachePartition {
-    return new CachePartition(this);
+  /** A partition of documents, or of another decoded form of them (`T`). */
+  partition<T = Document>(): CachePartition<T> {
+    return new CachePartition<T>(this);
   }
 
   /** @internal A point read of `entry`: now the most recently used. */
@@ -73,13 +74,13 @@ export class DocumentCache {
 }
 
 /** One collection's documents in the cache, by record id. */
-export class CachePartition {
-  private readonly entries = new Map<number, Entry>();
+export class CachePartition<T = Document> {
+  private readonly entries = new Map<number, Entry<T>>();
 
   constructor(private readonly cache: DocumentCache) {}
 
   /** A point read's lookup: the cached document, now the most recently used. */
-  get(seq: number): Document | undefined {
+  get(seq: number): T | undefined {
     const entry = this.entries.get(seq);
     if (!entry) return undefined;
     this.cache.touch(entry);
@@ -87,15 +88,21 @@ export class CachePartition {
   }
 
   /** A scan's lookup: the cached document, its place unchanged. */
-  peek(seq: number): Document | undefined {
+  peek(seq: number): T | undefined {
     return this.entries.get(seq)?.doc;
   }
 
   /** Caches a document read from the store; `bytes`, its BSON size, is what it costs. */
-  put(seq: number, doc: Document, bytes: number, byScan: boolean): void {
+  put(seq: number, doc: T, bytes: number, byScan: boolean): void {
     if (bytes > this.cache.capacityBytes) return;
     this.evict(seq);
-    const entry: Entry = { partition: this.entries, seq, doc, bytes, scanned: byScan };
+    const entry: Entry<T> = {
+      partition: this.entries as Map<number, Entry>,
+      seq,
+      doc,
+      bytes,
+      scanned: byScan,
+    };
     this.entries.set(seq, entry);
     this.cache.admit(entry);
   }

@@ -29,6 +29,7 @@ import {
 } from './stored-document.js';
 import type { TextDatabase } from './text-store.js';
 import type { Document } from './values.js';
+import { decodeDocument } from './wire.js';
 
 /** Key [collection uuid as hex, record id] → the document's BSON (its head, when it keeps fields apart). */
 export type DocumentsDatabase = Database<Uint8Array, [string, number]>;
@@ -80,6 +81,11 @@ export class RecordStore implements Iterable<[number, Document]> {
   /** Fields kept apart by commits taken and not done yet, by record: LMDB may hold them soon. */
   private readonly apartInFlight = new Map<number, Set<string>>();
   private readonly cached: CachePartition;
+  /**
+   * Heads of documents that keep fields apart (their other fields), decoded, with the names of those
+   * apart: most reads of such documents want the head alone, and then read nothing from LMDB.
+   */
+  private readonly heads: CachePartition<{ doc: Document; apart: string[] }>;
   private count: number;
   /** The count LMDB holds, or its next commit will; undefined: none (a store written before counts). */
   private countSaved: number | undefined;
@@ -90,6 +96,7 @@ export class RecordStore implements Iterable<[number, Document]> {
     private readonly collectionId: string,
   ) {
     this.cached = space.cache.partition();
+    this.heads = space.cache.partition();
     this.countSaved = space.counts.get(this.countKey);
     this.count = this.countSaved ?? space.documents.getCount(this.range(1));
     this.highest = 0;
@@ -120,7 +127,7 @@ export class RecordStore implements Iterable<[number, Document]> {
     if (!fields) return this.get(seq);
     const changed = this.overlay.get(seq);
     if (changed !== undefined) return changed ?? undefined;
-    const cached = this.cached.get(seq);
+    const cached = this.cached.get(seq) ?? this.cachedHead(seq, fields);
     if (cached) return cached;
     // LMDB's own buffer, reused by its next read: no copy of the whole document.
     const bytes = this.space.documents.getBinaryFast([this.collectionId, seq]);
@@ -141,7 +148,7 @@ export class RecordStore implements Iterable<[number, Document]> {
   part(seq: number, fields: ReadonlySet<string>): Document | undefined {
     const changed = this.overlay.get(seq);
     if (changed !== undefined) return changed ?? undefined;
-    const cached = this.cached.peek(seq);
+    const cached = this.cached.peek(seq) ?? this.cachedHead(seq, fields);
     if (cached) return cached;
     const bytes = this.space.documents.getBinaryFast([this.collectionId, seq]);
     return bytes && this.partOf(seq, bytes, apartPlaces(bytes), fields);
@@ -156,7 +163,7 @@ export class RecordStore implements Iterable<[number, Document]> {
   ): Document {
     if (places.length === 0) return partialDocument(bytes, fields);
     const wanted = places.filter(([, name]) => fields.has(name));
-    if (wanted.length === 0) return partialDocument(headOf(bytes), fields);
+    if (wanted.length === 0) return this.head(seq, bytes, places);
     // Copied first: reading the apart fields reuses lmdb's buffer.
     const head = Uint8Array.prototype.slice.call(bytes, 0, bytes.length);
     return partialDocument(joinDocument(head, wanted, this.apart(seq, wanted)), fields);
@@ -259,6 +266,7 @@ export class RecordStore implements Iterable<[number, Document]> {
    */
   drop(): RecordWrite[] {
     this.cached.clear();
+    this.heads.clear();
     const id = this.collectionId;
     const seqs = new Set(this.overlay.keys());
     for (const [, seq] of this.space.documents.getKeys(this.range(1))) seqs.add(seq);
@@ -293,6 +301,20 @@ export class RecordStore implements Iterable<[number, Document]> {
     return elements;
   }
 
+  /** The head of record `seq` stored as `bytes` (lmdb's reused buffer, not kept), `places` apart; cached. */
+  private head(seq: number, bytes: Uint8Array, places: Array<[number, string]>): Document {
+    const head = headOf(bytes);
+    const doc = decodeDocument(head);
+    this.heads.put(seq, { doc, apart: places.map(([, name]) => name) }, head.length, false);
+    return doc;
+  }
+
+  /** The cached head of record `seq` when it holds all of `fields` it has. */
+  private cachedHead(seq: number, fields: ReadonlySet<string>): Document | undefined {
+    const head = this.heads.get(seq);
+    return head && !head.apart.some((name) => fields.has(name)) ? head.doc : undefined;
+  }
+
   /** The stored document, decoded (a large one as its fields are read: lazy-document.ts) and cached. */
   private load(seq: number, byScan: boolean): Document | undefined {
     // `get` gives the bytes a copy of their own, which a lazily decoded document may keep.
@@ -317,6 +339,7 @@ export class RecordStore implements Iterable<[number, Document]> {
     this.overlay.set(seq, doc);
     this.unsaved.add(seq);
     this.cached.evict(seq);
+    this.heads.evict(seq);
   }
 
   private get countKey(): string {

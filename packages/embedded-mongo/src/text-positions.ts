@@ -80,22 +80,40 @@ function encode(values: number[]): EncodedPositions {
   return Uint8Array.from(bytes);
 }
 
-/** Appends the positions of `bytes` to `out` (position << 1 | one space follows), ascending. */
-function decodeInto(bytes: EncodedPositions, out: number[]): void {
-  let previous = 0;
-  let i = 0;
-  while (i < bytes.length) {
+/**
+ * One record's positions of one phrase word, ascending, decoded as they are read: a search stops at
+ * the record's first occurrence of the phrase. A word that falls in several text words (a phrase's
+ * cut ends) has their lists decoded and merged first.
+ */
+class PositionStream {
+  private i = 0;
+  private previous = 0;
+  private readonly merged: number[] | undefined;
+
+  constructor(private readonly lists: EncodedPositions[]) {
+    if (lists.length === 1) return;
+    const all: number[] = [];
+    for (const list of lists)
+      for (let s = new PositionStream([list]), v = s.next(); v !== -1; v = s.next()) all.push(v);
+    this.merged = all.sort((a, b) => a - b);
+  }
+
+  /** The next (position << 1 | one space follows), or -1 after the last. */
+  next(): number {
+    if (this.merged) return this.i < this.merged.length ? this.merged[this.i++]! : -1;
+    const bytes = this.lists[0]!;
+    if (this.i >= bytes.length) return -1;
+    // Varints of (gap << 1 | flag); positions stay far below 2^30, so 32-bit arithmetic holds.
     let v = 0;
     let shift = 0;
     let b: number;
     do {
-      b = bytes[i++]!;
-      v += (b & 0x7f) * 2 ** shift;
+      b = bytes[this.i++]!;
+      v |= (b & 0x7f) << shift;
       shift += 7;
     } while (b & 0x80);
-    const position = previous + Math.floor(v / 2);
-    previous = position;
-    out.push(position * 2 + (v & 1));
+    this.previous += v >>> 1;
+    return (this.previous << 1) | (v & 1);
   }
 }
 
@@ -177,19 +195,19 @@ export function phraseRecords(phrase: string, source: PositionSource): PhraseRec
     return at;
   });
   const seqs = new Set<number>();
+  // Where the phrase puts one space, the text must have one (flag 1); elsewhere, something else.
+  const spaced = gaps.map((gap) => (gap === ' ' ? 1 : 0));
   // The records holding every word, from the word held by the fewest.
   const rarest = byRecord.reduce((a, b) => (b.size < a.size ? b : a));
-  const positions: number[][] = words.map(() => []);
   for (const seq of rarest.keys()) {
     if (!byRecord.every((at) => at.has(seq))) continue;
-    byRecord.forEach((at, k) => {
-      const out = positions[k]!;
-      out.length = 0;
-      const lists = at.get(seq)!;
-      for (const list of lists) decodeInto(list, out);
-      if (lists.length > 1) out.sort((a, b) => a - b);
-    });
-    if (follows(positions, gaps)) seqs.add(seq);
+    if (
+      follows(
+        byRecord.map((at) => new PositionStream(at.get(seq)!)),
+        spaced,
+      )
+    )
+      seqs.add(seq);
   }
   return { seqs, exact };
 }
@@ -231,24 +249,25 @@ export class WordPositions implements PositionSource {
 }
 
 /**
- * Whether the words stand at consecutive positions somewhere: `positions[k]` are word k's
- * (position << 1 | one space follows), ascending; where the phrase puts one space between two words,
- * the text must have exactly that, and where it puts other whitespace, something other than it.
+ * Whether the words stand at consecutive positions somewhere: `streams[k]` gives word k's
+ * (position << 1 | one space follows), ascending; between words k and k + 1 the text must have
+ * exactly one space where `spaced[k]` is 1, and other whitespace where it is 0.
  */
-function follows(positions: number[][], gaps: string[]): boolean {
-  const cursors = positions.map(() => 0);
-  for (const first of positions[0]!) {
+function follows(streams: PositionStream[], spaced: number[]): boolean {
+  const heads = streams.map((stream, k) => (k === 0 ? 0 : stream.next()));
+  for (let first = streams[0]!.next(); first !== -1; first = streams[0]!.next()) {
     const start = first >>> 1;
     let previous = first;
     let ok = true;
-    for (let k = 1; k < positions.length && ok; k++) {
+    for (let k = 1; k < streams.length && ok; k++) {
       const wanted = start + k;
-      const list = positions[k]!;
-      let c = cursors[k]!;
-      while (c < list.length && list[c]! >>> 1 < wanted) c++;
-      cursors[k] = c;
-      ok = c < list.length && list[c]! >>> 1 === wanted && (previous & 1) === (gaps[k - 1] === ' ' ? 1 : 0);
-      previous = list[c] ?? 0;
+      let value = heads[k]!;
+      while (value !== -1 && value >>> 1 < wanted) value = streams[k]!.next();
+      // Word k stands nowhere after: no later start can hold the phrase either.
+      if (value === -1) return false;
+      heads[k] = value;
+      ok = value >>> 1 === wanted && (previous & 1) === spaced[k - 1];
+      previous = value;
     }
     if (ok) return true;
   }

@@ -256,6 +256,32 @@ describe('large fields kept apart', () => {
     await check(second.client);
   });
 
+  it('answers reads of the head (kept decoded in the cache) as written, after every change', async () => {
+    // Durable: a reply waits for its commit, so the reads after it find no change in memory.
+    const { client } = await start({ path: dataDir() });
+    const c = client.db('test').collection<Stored>('c');
+    await c.insertMany([transcript(1, 500), transcript(2, 500)]);
+    const titles = () => c.find({}, { projection: { title: 1, _id: 0 } }).toArray();
+    expect(await titles()).toEqual([{ title: 'meeting 1' }, { title: 'meeting 2' }]);
+    await c.updateOne({ _id: 1 }, { $set: { title: 'renamed' } });
+    expect(await titles()).toEqual([{ title: 'renamed' }, { title: 'meeting 2' }]);
+    // A field kept apart, asked for after its head was read, and once it is small enough for the head.
+    expect(await c.findOne({ _id: 2 }, { projection: { summary: 1, title: 1 } })).toEqual({
+      _id: 2,
+      title: 'meeting 2',
+      summary: text(2, 3000),
+    });
+    await c.updateOne({ _id: 2 }, { $set: { summary: 'short' } });
+    expect(await c.findOne({ _id: 2 }, { projection: { summary: 1 } })).toEqual({ _id: 2, summary: 'short' });
+    await c.updateOne({ _id: 2 }, { $set: { summary: text(5, 3000) } });
+    expect(await c.findOne({ _id: 2 }, { projection: { summary: 1 } })).toEqual({
+      _id: 2,
+      summary: text(5, 3000),
+    });
+    await c.deleteOne({ _id: 1 });
+    expect(await titles()).toEqual([{ title: 'meeting 2' }]);
+  });
+
   it('keeps no field apart that a document no longer has there, across commits in flight', async () => {
     const { engine, store } = engineWithCache(1 << 20);
     run(engine, { insert: 'c', documents: [transcript(1, 500), transcript(2, 500)] });

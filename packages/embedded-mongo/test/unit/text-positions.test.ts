@@ -86,6 +86,22 @@ describe('WordPositions', () => {
     expect(exact).toBeGreaterThan(150);
   });
 
+  it('finds a phrase far into a long text, and not words that stand apart there', () => {
+    // Positions past 2^14 and 2^21 take three and four bytes each.
+    const positions = new WordPositions();
+    const long = (filler: string, words: number, tail: string) => `${filler} `.repeat(words) + tail;
+    const texts = new Map([
+      [1, [long('a', 20_000, 'budget roadmap')]],
+      [2, [long('budget', 20_000, 'x roadmap')]],
+      [3, ['roadmap', long('the', 2_200_000, 'budget'), 'roadmap budget']],
+      [4, [long('roadmap', 30_000, 'budget')]],
+    ]);
+    for (const [seq, strings] of texts) positions.add(seq, recordWords((visit) => strings.forEach(visit))!);
+    expect(phraseRecords('budget roadmap', positions)).toEqual({ seqs: new Set([1]), exact: true });
+    expect(phraseRecords('roadmap budget', positions)).toEqual({ seqs: new Set([3, 4]), exact: true });
+    expect(phraseRecords('a budget', positions)).toEqual({ seqs: new Set([1]), exact: true });
+  });
+
   it('keeps no word of a record once it is removed', () => {
     const positions = new WordPositions();
     positions.add(1, recordWords((visit) => visit('budget roadmap'))!);
