@@ -23,10 +23,12 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 FROM ${NODE_IMAGE} AS runtime
 # HOST: listen on every interface inside the container (the service's default is loopback).
 # EMBEDDED_MONGO_PATH: without MONGODB_URI the embedded engine keeps its data in the /data volume.
+# MALLOC_MMAP_THRESHOLD_: large buffers go back to the OS when freed (docs/operators/production.md).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4000 \
-    EMBEDDED_MONGO_PATH=/data
+    EMBEDDED_MONGO_PATH=/data \
+    MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 # Owned by root and read-only to the service user: the process cannot rewrite its own code.
 COPY package.json package-lock.json ./

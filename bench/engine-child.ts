@@ -3,9 +3,21 @@ import { Child } from './ipc.js';
 
 const engineNodeArgs = ['--max-semi-space-size=32'];
 
+/**
+ * The C library's setting the npm scripts (`npm start`, `npm run engine`) and the Docker image start
+ * node with: large buffers mapped apart, so they go back to the OS once freed
+ * (docs/operators/production.md, Memory).
+ */
+export const NPM_START_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
+
 export function startEngine(name: string, env: Record<string, string>, extraNodeArgs: string[] = []): Child {
-  return Child.start(name, 'bench/engine.ts', env, {
-    maxOldSpaceMb: 12_288,
-    nodeArgs: [...engineNodeArgs, ...extraNodeArgs],
-  });
+  return Child.start(
+    name,
+    'bench/engine.ts',
+    { ...NPM_START_ENV, ...env },
+    {
+      maxOldSpaceMb: 12_288,
+      nodeArgs: [...engineNodeArgs, ...extraNodeArgs],
+    },
+  );
 }

@@ -4,6 +4,7 @@
  * started so far (run.ts stops them, last started first, when the run ends however it ends).
  */
 import { loadavg } from 'node:os';
+import { NPM_START_ENV } from './engine-child.js';
 import { serviceToken } from './fanout.js';
 import type { Child } from './ipc.js';
 import type { BenchOptions } from './options.js';
@@ -37,6 +38,7 @@ export function startRun(opts: BenchOptions): RunContext {
     serviceEnv: (uri, db) => ({
       ...measuredServiceEnv({ uri, db, logLevel: opts.logLevel, tokenSha256: token.sha256 }),
       NODE_ENV: 'production', // as `npm start` runs it (graphql-js skips its development checks)
+      ...NPM_START_ENV,
     }),
     children: [],
     startedAt,
