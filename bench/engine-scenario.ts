@@ -32,6 +32,7 @@ import { runTextSearchCase, textSearchTargets } from './engine-text.js';
 import { Child } from './ipc.js';
 import { fetchOnce, type LoadRequest, percentile, runLoad } from './load.js';
 import type { EngineScenarioReport, TargetCheck } from './report.js';
+import { mb } from './units.js';
 
 export interface EngineScenarioOptions {
   /** The sizes: the REST list is measured at `small` and `large`, the engine at `full`. */
@@ -158,11 +159,22 @@ export async function runEngineScenario(
       return { rps: load.rps, p50: load.p50 };
     };
     const small = await listRate(opts.small);
+    // The engine's own memory, each time after the same list load: with the cache bounded, ten
+    // times the meetings should cost little more (issue 33: at most 1.2x).
+    const privateMb = () => {
+      const memory = engine.residentMemory();
+      return memory && mb(memory.private);
+    };
+    const smallMemory = privateMb();
 
     const refs = await benchReferences(collections);
     await appendBenchMeetings(collections, dataset, refs, opts.small, opts.large);
     log(`  ${opts.large} meetings`);
     const large = await listRate(opts.large);
+    const largeMemory = privateMb();
+    log(
+      `  engine private memory: ${smallMemory?.toFixed(0) ?? '?'} MB at ${opts.small} meetings, ${largeMemory?.toFixed(0) ?? '?'} MB at ${opts.large}`,
+    );
 
     // Batched inserts: pre-generated, so the engine's rate is measured, not the generator's.
     const batches: ReturnType<typeof benchMeetingBatch>[] = [];
@@ -356,6 +368,7 @@ export async function runEngineScenario(
     const report: EngineScenarioReport = {
       sizes: { small: opts.small, large: opts.large, full: opts.full },
       restList: { small, large, ratio: large.rps / small.rps },
+      privateMemoryMb: { small: smallMemory, large: largeMemory },
       inserts,
       listQueries,
       rangeSortLimit,
@@ -407,12 +420,28 @@ function engineTargets(r: EngineScenarioReport): TargetCheck[] {
       r.lookupUnderLoad.loaded.p99 <= 10,
       `p99 ${r.lookupUnderLoad.loaded.p99.toFixed(2)} ms, max ${r.lookupUnderLoad.loaded.max.toFixed(1)} ms, while "${r.lookupUnderLoad.heaviest}" ran ${r.lookupUnderLoad.loaded.listQueries} times`,
     ),
+    memoryGrowthCheck(r, check),
     check(
       `REST list at ${r.sizes.large.toLocaleString('en')} meetings at least 0.8 of its rate at ${r.sizes.small.toLocaleString('en')}`,
       r.restList.ratio >= 0.8,
       `${r.restList.ratio.toFixed(2)} (${r.restList.large.rps.toFixed(1)} vs ${r.restList.small.rps.toFixed(1)} req/s)`,
     ),
   ];
+}
+
+/** Issue 33: memory bounded by the cache, not by the data: at most 1.2x for ten times the meetings. */
+function memoryGrowthCheck(
+  r: EngineScenarioReport,
+  check: (name: string, pass: boolean, detail: string) => TargetCheck,
+): TargetCheck {
+  const { small, large } = r.privateMemoryMb;
+  const name = `engine: private memory at ${r.sizes.large.toLocaleString('en')} meetings at most 1.2x that at ${r.sizes.small.toLocaleString('en')}`;
+  if (small === null || large === null) return check(name, false, 'not measured (no /proc on this machine)');
+  return check(
+    name,
+    large <= 1.2 * small,
+    `${(large / small).toFixed(2)}x (${large.toFixed(0)} vs ${small.toFixed(0)} MB)`,
+  );
 }
 
 /** A winning plan as one line, stages outermost first: `LIMIT > FETCH > IXSCAN {orgId: 1, ...}`. */
