@@ -239,6 +239,32 @@ const works = (stats: ExecutionStats) => stats.keysExamined + stats.docsExamined
 /** Work a trial gives each candidate before the most productive one is taken. */
 const TRIAL_WORKS = 10_000;
 
+/** A cached plan may work this many times what it won with before the candidates race again (mongod's internalQueryCacheEvictionRatio). */
+const REPLAN_RATIO = 10;
+
+/** A candidate plan being run: its matches so far, and whether it has given them all. */
+interface Run {
+  plan: Candidate;
+  ctx: Context;
+  steps: Generator<Match | undefined>;
+  results: Match[];
+  done: boolean;
+}
+
+/** Runs `run` until it has `page` matches or is done (true), or has spent `budget` works (false). */
+function ranWithin(run: Run, page: number, budget: number): boolean {
+  while (works(run.ctx.stats) <= budget) {
+    const next = run.steps.next();
+    if (next.done) {
+      run.done = true;
+      return true;
+    }
+    if (next.value) run.results.push(next.value);
+    if (run.results.length >= page) return true;
+  }
+  return false;
+}
+
 /**
  * Runs a query: plans it, races the candidate plans until one has a page (skip + limit results,
  * or 101 as mongod's trial) or is done, and finishes that one. Matches come in the sort's order,
@@ -270,10 +296,11 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
   });
   const wanted = limit > 0 ? skip + limit : Number.POSITIVE_INFINITY;
   const compared = limit > 0 && sort.length > 0 ? comparedFields(request.filter, request.sort) : undefined;
-  const runs = candidates.map((plan) => {
+  const start = (plan: Candidate): Run => {
     const ctx: Context = { coll, fields: request.fields, matcher, sort, collation, stats: stats(), compared };
-    return { plan, ctx, steps: execute(plan.root, ctx), results: [] as Match[], done: false };
-  });
+    return { plan, ctx, steps: execute(plan.root, ctx), results: [], done: false };
+  };
+  let runs = candidates.map(start);
   // Only a choice between plans is cached, so only then is the query's shape worked out.
   const shapeKey =
     runs.length > 1
@@ -286,30 +313,42 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
         })
       : undefined;
   const cached = shapeKey === undefined ? undefined : cachedPlan(coll, shapeKey);
-  const fromCache = cached && runs.find((run) => planSignature(run.plan.root) === cached.signature);
+  let fromCache = cached && runs.find((run) => planSignature(run.plan.root) === cached.signature);
   let winner = fromCache ?? runs[0]!;
   let trialWorks = 0;
+  let trialDecided = false;
+  const trialPage = Math.min(wanted, 101);
   try {
+    // mongod's replanning: a cached plan has ten times the works it won with to give its page. One
+    // that does not (other values of the same shape: a window of old meetings read newest first) is
+    // forgotten and the candidates race again, rather than run to the end every time.
+    if (fromCache && !ranWithin(fromCache, trialPage, Math.max(REPLAN_RATIO * cached!.works, 1000))) {
+      forgetPlan(coll, shapeKey!);
+      fromCache.steps.return(undefined);
+      runs = candidates.map(start);
+      fromCache = undefined;
+      winner = runs[0]!;
+    }
     if (runs.length > 1 && !fromCache) {
-      const page = Math.min(wanted, 101);
       trial: for (let work = 0; work < TRIAL_WORKS; work++)
         for (const run of runs) {
           const next = run.steps.next();
           if (next.done) run.done = true;
           else if (next.value) run.results.push(next.value);
-          if (run.done || run.results.length >= page) {
+          if (run.done || run.results.length >= trialPage) {
             winner = run;
             break trial;
           }
         }
       // No plan finished its page: the most productive wins and, on a tie, as mongod's noSortBonus,
       // one that needs no blocking sort (it can stop at the limit; a blocking sort reads everything).
-      if (!winner.done && winner.results.length < page) {
-        const score = (run: (typeof runs)[number]) => run.results.length + (run.plan.sorted ? 0.5 : 0);
+      if (!winner.done && winner.results.length < trialPage) {
+        const score = (run: Run) => run.results.length + (run.plan.sorted ? 0.5 : 0);
         for (const run of runs) if (score(run) > score(winner)) winner = run;
       }
     }
     trialWorks = works(winner.ctx.stats);
+    trialDecided = winner.done || winner.results.length > 0;
     if (!winner.done)
       for (const match of winner.steps) {
         if (winner.results.length >= wanted) break;
@@ -322,12 +361,10 @@ export function runQuery(coll: Collection | undefined, request: QueryRequest): Q
     for (const run of runs) run.steps.return(undefined);
   }
   const results = winner.results;
-  if (shapeKey !== undefined) {
-    const spent = works(winner.ctx.stats);
-    if (!fromCache)
-      rememberPlan(coll, shapeKey, { signature: planSignature(winner.plan.root), works: trialWorks });
-    else if (spent > Math.max(10 * cached!.works, 1000)) forgetPlan(coll, shapeKey);
-  }
+  // As mongod, a trial no plan won with a match is no choice to keep: the next query of the shape,
+  // with other values, races again.
+  if (shapeKey !== undefined && !fromCache && trialDecided)
+    rememberPlan(coll, shapeKey, { signature: planSignature(winner.plan.root), works: trialWorks });
   const page = results.slice(skip, skip + (limit > 0 ? limit : results.length));
   // Without a sort the order is unspecified; natural (insertion) order, as a scan gives it, is
   // what callers written against the old engine (and a collection scan) expect.

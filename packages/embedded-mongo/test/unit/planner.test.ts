@@ -118,3 +118,52 @@ describe('a page no candidate finds within the trial', () => {
     expect((await query().toArray()).map((m) => m._id)).toEqual([198, 196, 194, 192, 190]);
   });
 });
+
+describe('the plan cache', () => {
+  // One query shape, two windows: created before the newest third (read newest first, its page
+  // comes after a third of the collection) and created before the 100th oldest (its page is the
+  // last hundred: the created index finds them at once). No plan gives the first a match within
+  // the trial; a plan chosen so must not be kept for the second.
+  it('keeps no plan a trial chose without a match, and replaces one that overruns its works', async () => {
+    type Doc = { _id: number; orgId: number; createdAt: number; startTime: number };
+    const db = client.db('plan-cache');
+    const docs = db.collection<Doc>('meetings');
+    const n = 36_000;
+    await docs.insertMany(
+      Array.from({ length: n }, (_, i) => ({ _id: i, orgId: 1, createdAt: i, startTime: i })),
+    );
+    await docs.createIndexes([
+      { key: { orgId: 1, startTime: -1, _id: -1 } },
+      { key: { orgId: 1, createdAt: -1 } },
+    ]);
+    const page = (before: number) =>
+      docs
+        .find({ orgId: 1, createdAt: { $lt: before } })
+        .sort({ startTime: -1, _id: -1 })
+        .limit(10)
+        .toArray();
+    await db.command({ profile: 2 });
+    const examined = async () => {
+      const [last] = await db
+        .collection('system.profile')
+        .find({ ns: 'plan-cache.meetings', op: 'query' })
+        .sort({ ts: -1 })
+        .limit(1)
+        .toArray();
+      return last!.docsExamined as number;
+    };
+    const oldest = async () => {
+      expect((await page(100)).map((d) => d._id)).toEqual([99, 98, 97, 96, 95, 94, 93, 92, 91, 90]);
+      return examined();
+    };
+    expect(await oldest()).toBeLessThan(1_000);
+    expect(await oldest()).toBeLessThan(1_000); // its plan, cached
+    // The window: the cached plan overruns (it sorts two thirds of the collection), the candidates
+    // race again, and none has a match within the trial.
+    for (let i = 0; i < 3; i++) expect((await page(2 * (n / 3)))[0]!._id).toBe(2 * (n / 3) - 1);
+    // Neither the window's plan (reading all 36,000 newest first) nor an overrun: a fresh race.
+    expect(await oldest()).toBeLessThan(1_000);
+    expect(await oldest()).toBeLessThan(1_000);
+    await db.command({ profile: 0 });
+  });
+});
