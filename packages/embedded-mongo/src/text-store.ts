@@ -35,6 +35,14 @@ const LONGEST_KEY_TEXT = 512;
 const PRESENT = new Uint8Array([1]);
 /** A build writes its entries this many at a time (some 20 MB), rather than all at the command's end. */
 const BUILD_WRITES_AT_ONCE = 200_000;
+/** Postings read from LMDB kept for the next searches of their terms: 16 bytes each, some 8 MB. */
+const POSTINGS_KEPT = 500_000;
+
+/** A term's postings as LMDB holds them: record ids and their scores, in record-id order. */
+interface Postings {
+  seqs: Float64Array;
+  scores: Float64Array;
+}
 
 /** What a text index holds for one record. */
 export interface TextRecord {
@@ -70,6 +78,12 @@ export class TextStore implements PositionSource {
   private readonly terms = new Map<string, Map<number, number>>();
   private readonly positionsInMemory = new WordPositions();
   private readonly notPlainHeld = new Set<number>();
+  /**
+   * Postings of terms as read from LMDB, most recently read last, for searches of the same words
+   * (a result's next pages, a common word): a commit that changes a term's entries drops its own.
+   */
+  private readonly postingsRead = new Map<string, Postings>();
+  private postingsHeld = 0;
   /** Words with entries in LMDB (loaded when first needed); never shrinks, which costs nothing. */
   private wordsSeen: Set<string> | undefined;
   /** Cleared (truncated) in this command: LMDB's entries are gone once the next commit is done. */
@@ -117,6 +131,11 @@ export class TextStore implements PositionSource {
     this.hold(seq, record);
   }
 
+  private forgetAllPostings(): void {
+    this.postingsRead.clear();
+    this.postingsHeld = 0;
+  }
+
   private writeBuilt(): void {
     const writes = this.built!;
     if (writes.length === 0) return;
@@ -125,7 +144,8 @@ export class TextStore implements PositionSource {
     const batch = db.batch(() => {
       for (const [key, value] of writes) db.put(key, value!);
     });
-    this.buildWrites.push(batch.then(() => {}));
+    // A search in the meantime may have read (and kept) what LMDB held before the batch.
+    this.buildWrites.push(batch.then(() => this.forgetAllPostings()));
   }
 
   /** The record's entries go; `record` is what it held, as the index computes it from the old document. */
@@ -153,14 +173,43 @@ export class TextStore implements PositionSource {
   /** The records holding `term`, with their scores. */
   *scores(term: string): Generator<readonly [number, number]> {
     if (!this.storedIgnored) {
-      for (const { key, value } of this.db.getRange(this.range(TERM, termKey(term)))) {
-        const seq = key[3] as number;
-        if (!this.pending.has(seq))
-          yield [seq, new DataView(value.buffer, value.byteOffset, 8).getFloat64(0, true)];
-      }
+      const { seqs, scores } = this.storedPostings(term);
+      for (let i = 0; i < seqs.length; i++) if (!this.pending.has(seqs[i]!)) yield [seqs[i]!, scores[i]!];
     }
     const held = this.terms.get(term);
     if (held) yield* held;
+  }
+
+  /** What LMDB holds for `term`, read again only once a commit changed it. */
+  private storedPostings(term: string): Postings {
+    const kept = this.postingsRead.get(term);
+    if (kept) {
+      this.postingsRead.delete(term); // now the most recently read
+      this.postingsRead.set(term, kept);
+      return kept;
+    }
+    const seqs: number[] = [];
+    const scores: number[] = [];
+    for (const { key, value } of this.db.getRange(this.range(TERM, termKey(term)))) {
+      seqs.push(key[3] as number);
+      scores.push(new DataView(value.buffer, value.byteOffset, 8).getFloat64(0, true));
+    }
+    const postings = { seqs: Float64Array.from(seqs), scores: Float64Array.from(scores) };
+    if (seqs.length <= POSTINGS_KEPT) {
+      for (const [oldest, { seqs }] of this.postingsRead) {
+        if (this.postingsHeld + postings.seqs.length <= POSTINGS_KEPT) break;
+        this.forgetPostings(oldest, seqs.length);
+      }
+      this.postingsRead.set(term, postings);
+      this.postingsHeld += seqs.length;
+    }
+    return postings;
+  }
+
+  private forgetPostings(term: string, count = this.postingsRead.get(term)?.seqs.length): void {
+    if (count === undefined) return;
+    this.postingsRead.delete(term);
+    this.postingsHeld -= count;
   }
 
   holdsTerm(term: string, seq: number): boolean {
@@ -210,8 +259,12 @@ export class TextStore implements PositionSource {
       this.clearsInFlight++;
     }
     const taken: [number, TextRecord | null][] = [];
+    // Terms whose entries this commit changes: the postings read of them are stale once it is done.
+    const changedTerms = new Set<string>();
     for (const [seq, pending] of this.pending) {
       if (!pending.unsaved) continue;
+      for (const record of [pending.stored, pending.current])
+        for (const term of record?.scores.keys() ?? []) changedTerms.add(term);
       if (pending.stored) writes.push(...this.writes(seq, pending.stored, false));
       if (pending.current) writes.push(...this.writes(seq, pending.current, true));
       pending.stored = pending.current;
@@ -220,6 +273,8 @@ export class TextStore implements PositionSource {
     }
     const settle = () => {
       if (cleared) this.clearsInFlight--;
+      if (cleared) this.forgetAllPostings();
+      for (const term of changedTerms) this.forgetPostings(term);
       for (const [seq, record] of taken) {
         const pending = this.pending.get(seq);
         if (!pending || pending.unsaved || pending.current !== record) continue;

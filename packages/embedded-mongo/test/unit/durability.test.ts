@@ -209,6 +209,39 @@ describe('embedded engine with a data directory', () => {
     expect(textEntries(dir)).toEqual(stored);
   });
 
+  it('answers a search after every change to the records of its words, the postings read before kept only until then', async () => {
+    // Durable: each reply waits for its commit, so the next search reads LMDB, not pending changes.
+    const { client } = await start({ path: dataDir() });
+    const notes = client.db('app').collection<Note>('notes');
+    await notes.createIndex({ body: 'text' });
+    await notes.insertMany([
+      { _id: 1, body: 'budget review' },
+      { _id: 2, body: 'budget roadmap' },
+    ]);
+    const ids = async (words: string) =>
+      (await notes.find({ $text: { $search: words } }, { projection: { _id: 1 } }).toArray())
+        .map((n) => n._id)
+        .sort();
+    expect(await ids('budget')).toEqual([1, 2]);
+    expect(await ids('budget')).toEqual([1, 2]); // kept from the search before
+    await notes.insertOne({ _id: 3, body: 'the budgets' });
+    expect(await ids('budget')).toEqual([1, 2, 3]);
+    await notes.updateOne({ _id: 1 }, { $set: { body: 'review only' } });
+    expect(await ids('budget')).toEqual([2, 3]);
+    expect(await ids('review')).toEqual([1]);
+    await notes.deleteOne({ _id: 2 });
+    expect(await ids('budget roadmap')).toEqual([3]);
+    await notes.deleteMany({});
+    expect(await ids('budget')).toEqual([]);
+    await notes.insertOne({ _id: 4, body: 'budget again' });
+    expect(await ids('budget')).toEqual([4]);
+    // Dropped and built again over documents already there.
+    await notes.dropIndexes();
+    await notes.insertOne({ _id: 5, body: 'budget five' });
+    await notes.createIndex({ body: 'text' });
+    expect(await ids('budget')).toEqual([4, 5]);
+  });
+
   it("removes a text index's entries when the index or its collection is dropped", async () => {
     const dir = dataDir();
     const { client } = await start({ path: dir });
