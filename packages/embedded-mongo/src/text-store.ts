@@ -35,13 +35,63 @@ const LONGEST_KEY_TEXT = 512;
 const PRESENT = new Uint8Array([1]);
 /** A build writes its entries this many at a time (some 20 MB), rather than all at the command's end. */
 const BUILD_WRITES_AT_ONCE = 200_000;
-/** Postings read from LMDB kept for the next searches of their terms: 16 bytes each, some 8 MB. */
-const POSTINGS_KEPT = 500_000;
+/** Bytes of postings, and of word positions, read from LMDB and kept for the next searches. */
+const POSTINGS_KEPT_BYTES = 8 << 20;
+const POSITIONS_KEPT_BYTES = 16 << 20;
 
 /** A term's postings as LMDB holds them: record ids and their scores, in record-id order. */
 interface Postings {
   seqs: Float64Array;
   scores: Float64Array;
+}
+
+/** A word's positions as LMDB holds them: record ids and their encoded positions there. */
+interface WordRecords {
+  seqs: Float64Array;
+  positions: EncodedPositions[];
+}
+
+/**
+ * What searches read from LMDB, by term or word, kept for the next searches of the same words (a
+ * result's next pages, a common word) within `capacity` bytes, the least recently read out first.
+ * The store drops a word's entry once a commit changed what LMDB holds for it.
+ */
+class ReadCache<V> {
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private held = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key); // now the most recently read
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, value: V, bytes: number): void {
+    if (bytes > this.capacity) return;
+    this.forget(key);
+    for (const [oldest] of this.entries) {
+      if (this.held + bytes <= this.capacity) break;
+      this.forget(oldest);
+    }
+    this.entries.set(key, { value, bytes });
+    this.held += bytes;
+  }
+
+  forget(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.held -= entry.bytes;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.held = 0;
+  }
 }
 
 /** What a text index holds for one record. */
@@ -78,12 +128,9 @@ export class TextStore implements PositionSource {
   private readonly terms = new Map<string, Map<number, number>>();
   private readonly positionsInMemory = new WordPositions();
   private readonly notPlainHeld = new Set<number>();
-  /**
-   * Postings of terms as read from LMDB, most recently read last, for searches of the same words
-   * (a result's next pages, a common word): a commit that changes a term's entries drops its own.
-   */
-  private readonly postingsRead = new Map<string, Postings>();
-  private postingsHeld = 0;
+  /** What searches read from LMDB: each term's postings, each word's positions (ReadCache). */
+  private readonly postingsRead = new ReadCache<Postings>(POSTINGS_KEPT_BYTES);
+  private readonly positionsRead = new ReadCache<WordRecords>(POSITIONS_KEPT_BYTES);
   /** Words with entries in LMDB (loaded when first needed); never shrinks, which costs nothing. */
   private wordsSeen: Set<string> | undefined;
   /** Cleared (truncated) in this command: LMDB's entries are gone once the next commit is done. */
@@ -131,9 +178,9 @@ export class TextStore implements PositionSource {
     this.hold(seq, record);
   }
 
-  private forgetAllPostings(): void {
+  private forgetAllRead(): void {
     this.postingsRead.clear();
-    this.postingsHeld = 0;
+    this.positionsRead.clear();
   }
 
   private writeBuilt(): void {
@@ -145,7 +192,7 @@ export class TextStore implements PositionSource {
       for (const [key, value] of writes) db.put(key, value!);
     });
     // A search in the meantime may have read (and kept) what LMDB held before the batch.
-    this.buildWrites.push(batch.then(() => this.forgetAllPostings()));
+    this.buildWrites.push(batch.then(() => this.forgetAllRead()));
   }
 
   /** The record's entries go; `record` is what it held, as the index computes it from the old document. */
@@ -183,11 +230,7 @@ export class TextStore implements PositionSource {
   /** What LMDB holds for `term`, read again only once a commit changed it. */
   private storedPostings(term: string): Postings {
     const kept = this.postingsRead.get(term);
-    if (kept) {
-      this.postingsRead.delete(term); // now the most recently read
-      this.postingsRead.set(term, kept);
-      return kept;
-    }
+    if (kept) return kept;
     const seqs: number[] = [];
     const scores: number[] = [];
     for (const { key, value } of this.db.getRange(this.range(TERM, termKey(term)))) {
@@ -195,21 +238,8 @@ export class TextStore implements PositionSource {
       scores.push(new DataView(value.buffer, value.byteOffset, 8).getFloat64(0, true));
     }
     const postings = { seqs: Float64Array.from(seqs), scores: Float64Array.from(scores) };
-    if (seqs.length <= POSTINGS_KEPT) {
-      for (const [oldest, { seqs }] of this.postingsRead) {
-        if (this.postingsHeld + postings.seqs.length <= POSTINGS_KEPT) break;
-        this.forgetPostings(oldest, seqs.length);
-      }
-      this.postingsRead.set(term, postings);
-      this.postingsHeld += seqs.length;
-    }
+    this.postingsRead.set(term, postings, 16 * seqs.length);
     return postings;
-  }
-
-  private forgetPostings(term: string, count = this.postingsRead.get(term)?.seqs.length): void {
-    if (count === undefined) return;
-    this.postingsRead.delete(term);
-    this.postingsHeld -= count;
   }
 
   holdsTerm(term: string, seq: number): boolean {
@@ -237,12 +267,27 @@ export class TextStore implements PositionSource {
 
   *positions(word: string): Generator<readonly [number, EncodedPositions]> {
     if (!this.storedIgnored) {
-      for (const { key, value } of this.db.getRange(this.range(POSITIONS, word))) {
-        const seq = key[3] as number;
-        if (!this.pending.has(seq)) yield [seq, value]; // a copy of its own: lmdb gives each entry one
-      }
+      const { seqs, positions } = this.storedPositions(word);
+      for (let i = 0; i < seqs.length; i++) if (!this.pending.has(seqs[i]!)) yield [seqs[i]!, positions[i]!];
     }
     yield* this.positionsInMemory.positions(word);
+  }
+
+  /** What LMDB holds for `word`, read again only once a commit changed it. */
+  private storedPositions(word: string): WordRecords {
+    const kept = this.positionsRead.get(word);
+    if (kept) return kept;
+    const seqs: number[] = [];
+    const positions: EncodedPositions[] = [];
+    let bytes = 0;
+    for (const { key, value } of this.db.getRange(this.range(POSITIONS, word))) {
+      seqs.push(key[3] as number);
+      positions.push(value); // a copy of its own: lmdb gives each entry one
+      bytes += value.length + 16;
+    }
+    const records = { seqs: Float64Array.from(seqs), positions };
+    this.positionsRead.set(word, records, bytes);
+    return records;
   }
 
   /**
@@ -259,12 +304,15 @@ export class TextStore implements PositionSource {
       this.clearsInFlight++;
     }
     const taken: [number, TextRecord | null][] = [];
-    // Terms whose entries this commit changes: the postings read of them are stale once it is done.
+    // Terms and words whose entries this commit changes: what was read of them is stale once it is done.
     const changedTerms = new Set<string>();
+    const changedWords = new Set<string>();
     for (const [seq, pending] of this.pending) {
       if (!pending.unsaved) continue;
-      for (const record of [pending.stored, pending.current])
+      for (const record of [pending.stored, pending.current]) {
         for (const term of record?.scores.keys() ?? []) changedTerms.add(term);
+        for (const word of record?.words?.keys() ?? []) changedWords.add(word);
+      }
       if (pending.stored) writes.push(...this.writes(seq, pending.stored, false));
       if (pending.current) writes.push(...this.writes(seq, pending.current, true));
       pending.stored = pending.current;
@@ -273,8 +321,9 @@ export class TextStore implements PositionSource {
     }
     const settle = () => {
       if (cleared) this.clearsInFlight--;
-      if (cleared) this.forgetAllPostings();
-      for (const term of changedTerms) this.forgetPostings(term);
+      if (cleared) this.forgetAllRead();
+      for (const term of changedTerms) this.postingsRead.forget(term);
+      for (const word of changedWords) this.positionsRead.forget(word);
       for (const [seq, record] of taken) {
         const pending = this.pending.get(seq);
         if (!pending || pending.unsaved || pending.current !== record) continue;

@@ -229,6 +229,11 @@ describe('embedded engine with a data directory', () => {
     await notes.updateOne({ _id: 1 }, { $set: { body: 'review only' } });
     expect(await ids('budget')).toEqual([2, 3]);
     expect(await ids('review')).toEqual([1]);
+    // Phrases read where words stand: the same words in another order.
+    expect(await ids('"budget roadmap"')).toEqual([2]);
+    await notes.updateOne({ _id: 2 }, { $set: { body: 'roadmap budget' } });
+    expect(await ids('"budget roadmap"')).toEqual([]);
+    expect(await ids('"roadmap budget"')).toEqual([2]);
     await notes.deleteOne({ _id: 2 });
     expect(await ids('budget roadmap')).toEqual([3]);
     await notes.deleteMany({});
