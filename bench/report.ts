@@ -58,7 +58,7 @@ export interface EngineOpenReport {
 export interface EngineScenarioReport {
   sizes: { small: number; large: number; full: number };
   restList: { small: { rps: number; p50: number }; large: { rps: number; p50: number }; ratio: number };
-  /** The engine's private memory (MB) after the list load at each size; null without /proc. */
+  /** The engine's private memory (MB) after the list load and a full collection at each size; null without /proc. */
   privateMemoryMb: { small: number | null; large: number | null };
   inserts: {
     meetings: number;
