@@ -121,7 +121,8 @@ export class RecordStore implements Iterable<[number, Document]> {
   /**
    * The document, or only its top-level `fields` when given and it is a large one the store must
    * give (a changed, cached or small document is given whole): a find reading three fields of a
-   * 100 KB transcript copies and decodes those alone. Such a part is not cached.
+   * 100 KB transcript copies and decodes those alone. Of such parts only heads are cached (the
+   * fields not kept apart, which is what most reads of such a document want).
    */
   read(seq: number, fields: ReadonlySet<string> | undefined): Document | undefined {
     if (!fields) return this.get(seq);

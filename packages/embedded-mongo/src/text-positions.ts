@@ -81,6 +81,19 @@ function encode(values: number[]): EncodedPositions {
 }
 
 /**
+ * Positions of one word in one record, decoded: (position << 1 | one space follows), ascending.
+ * What a search keeps of the positions it read (text-store.ts): four bytes a word, no decoding.
+ */
+export type DecodedPositions = Int32Array;
+
+/** The positions of `bytes`, decoded. */
+export function decodePositions(bytes: EncodedPositions): DecodedPositions {
+  const out: number[] = [];
+  for (let s = new PositionStream([bytes]), v = s.next(); v !== -1; v = s.next()) out.push(v);
+  return Int32Array.from(out);
+}
+
+/**
  * One record's positions of one phrase word, ascending, decoded as they are read: a search stops at
  * the record's first occurrence of the phrase. A word that falls in several text words (a phrase's
  * cut ends) has their lists decoded and merged first.
@@ -88,19 +101,24 @@ function encode(values: number[]): EncodedPositions {
 class PositionStream {
   private i = 0;
   private previous = 0;
-  private readonly merged: number[] | undefined;
+  /** The positions when they need no decoding: decoded already, or merged from several lists. */
+  private readonly decoded: ArrayLike<number> | undefined;
 
-  constructor(private readonly lists: EncodedPositions[]) {
-    if (lists.length === 1) return;
+  constructor(private readonly lists: Array<EncodedPositions | DecodedPositions>) {
+    const [only] = lists;
+    if (lists.length === 1) {
+      if (only instanceof Int32Array) this.decoded = only;
+      return;
+    }
     const all: number[] = [];
     for (const list of lists)
       for (let s = new PositionStream([list]), v = s.next(); v !== -1; v = s.next()) all.push(v);
-    this.merged = all.sort((a, b) => a - b);
+    this.decoded = all.sort((a, b) => a - b);
   }
 
   /** The next (position << 1 | one space follows), or -1 after the last. */
   next(): number {
-    if (this.merged) return this.i < this.merged.length ? this.merged[this.i++]! : -1;
+    if (this.decoded) return this.i < this.decoded.length ? this.decoded[this.i++]! : -1;
     const bytes = this.lists[0]!;
     if (this.i >= bytes.length) return -1;
     // Varints of (gap << 1 | flag); positions stay far below 2^30, so 32-bit arithmetic holds.
@@ -121,8 +139,8 @@ class PositionStream {
 export interface PositionSource {
   /** The words the records may hold (more is harmless: a word no record holds finds nothing). */
   words(): Iterable<string>;
-  /** The records holding `word`, each once, with its encoded positions there. */
-  positions(word: string): Iterable<readonly [seq: number, positions: EncodedPositions]>;
+  /** The records holding `word`, each once, with its positions there. */
+  positions(word: string): Iterable<readonly [seq: number, positions: EncodedPositions | DecodedPositions]>;
 }
 
 /** Plain records holding a phrase; `exact` unless each still needs checking on its document. */
@@ -184,7 +202,7 @@ export function phraseRecords(phrase: string, source: PositionSource): PhraseRec
     const cutAfter = k === last && endsOpen;
     const fit: Fit = cutBefore ? (cutAfter ? 'inside' : 'end') : cutAfter ? 'start' : 'whole';
     const matching = fit === 'whole' ? [part] : vocabulary().filter((word) => fits(fit, word, part));
-    const at = new Map<number, EncodedPositions[]>();
+    const at = new Map<number, Array<EncodedPositions | DecodedPositions>>();
     for (const word of matching) {
       for (const [seq, positions] of source.positions(word)) {
         const found = at.get(seq);

@@ -11,6 +11,8 @@
 import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
 import {
+  type DecodedPositions,
+  decodePositions,
   type EncodedPositions,
   type PositionSource,
   type RecordWords,
@@ -45,10 +47,10 @@ interface Postings {
   scores: Float64Array;
 }
 
-/** A word's positions as LMDB holds them: record ids and their encoded positions there. */
+/** A word's positions as LMDB holds them: record ids and their positions there, decoded. */
 interface WordRecords {
   seqs: Float64Array;
-  positions: EncodedPositions[];
+  positions: DecodedPositions[];
 }
 
 /**
@@ -265,7 +267,7 @@ export class TextStore implements PositionSource {
     for (const word of this.positionsInMemory.words()) if (!this.seen().has(word)) yield word;
   }
 
-  *positions(word: string): Generator<readonly [number, EncodedPositions]> {
+  *positions(word: string): Generator<readonly [number, EncodedPositions | DecodedPositions]> {
     if (!this.storedIgnored) {
       const { seqs, positions } = this.storedPositions(word);
       for (let i = 0; i < seqs.length; i++) if (!this.pending.has(seqs[i]!)) yield [seqs[i]!, positions[i]!];
@@ -278,12 +280,13 @@ export class TextStore implements PositionSource {
     const kept = this.positionsRead.get(word);
     if (kept) return kept;
     const seqs: number[] = [];
-    const positions: EncodedPositions[] = [];
+    const positions: DecodedPositions[] = [];
     let bytes = 0;
     for (const { key, value } of this.db.getRange(this.range(POSITIONS, word))) {
       seqs.push(key[3] as number);
-      positions.push(value); // a copy of its own: lmdb gives each entry one
-      bytes += value.length + 16;
+      const decoded = decodePositions(value);
+      positions.push(decoded);
+      bytes += decoded.byteLength + 96; // with the typed array's own object
     }
     const records = { seqs: Float64Array.from(seqs), positions };
     this.positionsRead.set(word, records, bytes);

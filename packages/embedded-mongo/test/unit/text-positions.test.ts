@@ -1,7 +1,13 @@
 // The positions a text index keeps answer a phrase as mongod does, by substring: checked against
 // the substring itself over texts and phrases made at random from a few words, spaces and marks.
 import { describe, expect, it } from 'vitest';
-import { phraseRecords, recordWords, WordPositions } from '../../src/text-positions.js';
+import {
+  decodePositions,
+  type PositionSource,
+  phraseRecords,
+  recordWords,
+  WordPositions,
+} from '../../src/text-positions.js';
 
 /** A small deterministic generator (Park and Miller's): the same texts every run. */
 function random(seed: number): () => number {
@@ -57,6 +63,12 @@ describe('WordPositions', () => {
         positions.add(seq, recordWords((visit) => after.forEach(visit))!);
       }
     }
+    const decoded: PositionSource = {
+      words: () => positions.words(),
+      *positions(word) {
+        for (const [seq, list] of positions.positions(word)) yield [seq, decodePositions(list)];
+      },
+    };
     let exact = 0;
     for (let k = 0; k < 400; k++) {
       // A phrase cut from some record's string, lower-cased as folding leaves it.
@@ -68,6 +80,8 @@ describe('WordPositions', () => {
         .filter(([, ss]) => ss.some((s) => s.toLowerCase().includes(phrase)))
         .map(([seq]) => seq);
       const found = phraseRecords(phrase, positions);
+      // The same positions decoded, as a search keeps those it read from LMDB, answer alike.
+      expect(phraseRecords(phrase, decoded), `"${phrase}" decoded`).toEqual(found);
       if (!found) {
         expect(phrase.trim(), `"${phrase}" has words`).toBe('');
         continue;
