@@ -1,6 +1,7 @@
 // The engine-wide cache of decoded documents, so the documents read again skip LMDB and BSON
 // decoding. Bounded by the documents' BSON sizes. Every collection's record store (records.ts) has a
-// partition of it: its own entries by record id, under the one bound. Cached documents are shared
+// partition of it: its own entries by record id, under the one bound; a text index keeps what its
+// searches read from LMDB in partitions of its own, by term and by word (text-store.ts). Cached documents are shared
 // with every reader, which is safe because the engine never mutates a stored document in place.
 //
 // Scan-resistant (a segmented LRU): what a collection scan reads waits in a segment of its own and
@@ -17,8 +18,8 @@ import type { Document } from './values.js';
 export const DEFAULT_CACHE_MB = 64;
 
 interface Entry<T = unknown> {
-  readonly partition: Map<number, Entry>;
-  readonly seq: number;
+  readonly partition: Map<unknown, Entry>;
+  readonly key: unknown;
   readonly doc: T;
   readonly bytes: number;
   /** Brought in by a scan and not read by a point read since. */
@@ -39,9 +40,9 @@ export class DocumentCache {
     return this.held;
   }
 
-  /** A partition of documents, or of another decoded form of them (`T`). */
-  partition<T = Document>(): CachePartition<T> {
-    return new CachePartition<T>(this);
+  /** A partition of documents by record id, or of other things read from the store (`T`, by `K`). */
+  partition<T = Document, K = number>(): CachePartition<T, K> {
+    return new CachePartition<T, K>(this);
   }
 
   /** @internal A point read of `entry`: now the most recently used. */
@@ -57,7 +58,7 @@ export class DocumentCache {
     this.held += entry.bytes;
     while (this.held > this.capacityBytes) {
       const oldest = (this.scanned.size > 0 ? this.scanned : this.used).values().next().value!;
-      oldest.partition.delete(oldest.seq);
+      oldest.partition.delete(oldest.key);
       this.drop(oldest);
     }
   }
@@ -73,44 +74,44 @@ export class DocumentCache {
   }
 }
 
-/** One collection's documents in the cache, by record id. */
-export class CachePartition<T = Document> {
-  private readonly entries = new Map<number, Entry<T>>();
+/** One collection's documents in the cache, by record id (or what `T` and `K` say). */
+export class CachePartition<T = Document, K = number> {
+  private readonly entries = new Map<K, Entry<T>>();
 
   constructor(private readonly cache: DocumentCache) {}
 
   /** A point read's lookup: the cached document, now the most recently used. */
-  get(seq: number): T | undefined {
-    const entry = this.entries.get(seq);
+  get(key: K): T | undefined {
+    const entry = this.entries.get(key);
     if (!entry) return undefined;
     this.cache.touch(entry);
     return entry.doc;
   }
 
   /** A scan's lookup: the cached document, its place unchanged. */
-  peek(seq: number): T | undefined {
-    return this.entries.get(seq)?.doc;
+  peek(key: K): T | undefined {
+    return this.entries.get(key)?.doc;
   }
 
   /** Caches a document read from the store; `bytes`, its BSON size, is what it costs. */
-  put(seq: number, doc: T, bytes: number, byScan: boolean): void {
+  put(key: K, doc: T, bytes: number, byScan: boolean): void {
     if (bytes > this.cache.capacityBytes) return;
-    this.evict(seq);
+    this.evict(key);
     const entry: Entry<T> = {
-      partition: this.entries as Map<number, Entry>,
-      seq,
+      partition: this.entries as Map<unknown, Entry>,
+      key,
       doc,
       bytes,
       scanned: byScan,
     };
-    this.entries.set(seq, entry);
+    this.entries.set(key, entry);
     this.cache.admit(entry);
   }
 
-  evict(seq: number): void {
-    const entry = this.entries.get(seq);
+  evict(key: K): void {
+    const entry = this.entries.get(key);
     if (!entry) return;
-    this.entries.delete(seq);
+    this.entries.delete(key);
     this.cache.drop(entry);
   }
 

@@ -46,13 +46,13 @@ interface Context {
    * returns (comparedFields); undefined when there is no limit or the fields are not certain.
    */
   compared?: ReadonlySet<string> | undefined;
-  /** Reads give at least `fields` and cache nothing: the comparing pass of such a sort. */
-  parts?: boolean;
+  /** In the comparing pass of such a sort, the fields it compares: reads give those (records.ts `part`). */
+  parts?: ReadonlySet<string> | undefined;
 }
 
-/** A document as the stage reads it: whole, as the command reads it, or the part a sort compares. */
+/** A document as the stage reads it: as the command reads it, or the part a sort compares. */
 function readDocument(ctx: Context, seq: number): Document | undefined {
-  return ctx.parts && ctx.fields ? ctx.coll.docs.part(seq, ctx.fields) : ctx.coll.docs.read(seq, ctx.fields);
+  return ctx.parts ? ctx.coll.docs.part(seq, ctx.parts) : ctx.coll.docs.read(seq, ctx.fields);
 }
 
 /** A record from an index scan, with its sort key values (for SORT_MERGE). */
@@ -121,17 +121,10 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
   const { coll, matcher, stats } = ctx;
   switch (node.stage) {
     case 'COLLSCAN': {
-      if (ctx.parts) {
-        // The comparing pass of a sort with a limit: the part of each document it compares.
-        for (const seq of coll.docs.keys(node.direction)) {
-          const doc = readDocument(ctx, seq);
-          if (!doc) continue;
-          stats.docsExamined++;
-          yield matcher.test(doc) ? { seq, doc } : undefined;
-        }
-        return;
-      }
-      for (const [seq, doc] of coll.docs.entries(node.direction)) {
+      const records = ctx.parts
+        ? coll.docs.parts(node.direction, ctx.parts)
+        : coll.docs.entries(node.direction);
+      for (const [seq, doc] of records) {
         stats.docsExamined++;
         yield matcher.test(doc) ? { seq, doc } : undefined;
       }
@@ -160,7 +153,7 @@ function* execute(node: PlanNode, ctx: Context): Generator<Match | undefined> {
         return;
       }
       const { compared } = ctx;
-      const input = compared ? { ...ctx, fields: compared, parts: true, compared: undefined } : ctx;
+      const input = compared ? { ...ctx, parts: compared, compared: undefined } : ctx;
       const all: Match[] = [];
       for (const match of execute(node.input, input)) {
         if (match) all.push(match);

@@ -143,8 +143,8 @@ export class RecordStore implements Iterable<[number, Document]> {
 
   /**
    * At least the top-level `fields` of the document (a changed or cached one is given whole), and
-   * nothing cached: a sort with a limit compares thousands of documents by a field or two and
-   * returns a few (plan-executor.ts).
+   * nothing cached but a head (see `read`): a sort with a limit compares thousands of documents by
+   * a field or two and returns a few (plan-executor.ts).
    */
   part(seq: number, fields: ReadonlySet<string>): Document | undefined {
     const changed = this.overlay.get(seq);
@@ -203,6 +203,14 @@ export class RecordStore implements Iterable<[number, Document]> {
   /** Documents in record-id order, ascending (1) or descending (-1). */
   *entries(direction: 1 | -1 = 1): Generator<[number, Document]> {
     for (const [seq, doc] of this.merged(direction, true)) yield [seq, doc!];
+  }
+
+  /** At least the top-level `fields` of every document, in record-id order (see `part`). */
+  *parts(direction: 1 | -1, fields: ReadonlySet<string>): Generator<[number, Document]> {
+    for (const seq of this.keys(direction)) {
+      const doc = this.part(seq, fields);
+      if (doc) yield [seq, doc];
+    }
   }
 
   *keys(direction: 1 | -1 = 1): Generator<number> {

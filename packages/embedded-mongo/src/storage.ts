@@ -326,7 +326,7 @@ function newIndex(spec: IndexSpec, space: RecordSpace, storageId = newStorageId(
     partial = (doc) => matcher.test(doc);
   }
   return isTextKeyPattern(spec.key)
-    ? new TextIndex(spec, partial, space.texts, storageId)
+    ? new TextIndex(spec, partial, space.texts, storageId, space.cache)
     : new Index(spec, partial, new IndexStore(space.keys, storageId, directionsOf(spec.key)));
 }
 

@@ -7,6 +7,7 @@
 // and case/diacritic-sensitive searches, are checked on the documents.
 
 import { stem } from 'porter2';
+import type { DocumentCache } from './document-cache.js';
 import type { Entry } from './index-store.js';
 import { Index, IndexKey, type IndexSpec, rootOf, type ScanStats } from './indexes.js';
 import { phraseRecords, type RecordWords, recordWords } from './text-positions.js';
@@ -59,16 +60,17 @@ export class TextIndex extends Index {
   readonly text: TextSpec;
   readonly store: TextStore;
 
-  /** `storageId`: where its entries are in `db` (new for a new index: text-store.ts). */
+  /** `storageId`: where its entries are in `db` (new for a new index: text-store.ts); `cache`: the engine's. */
   constructor(
     spec: IndexSpec,
     partialMatcher: ((doc: Document) => boolean) | undefined,
     db: TextDatabase,
     storageId: string,
+    cache: DocumentCache,
   ) {
     super(spec, partialMatcher);
     this.text = new TextSpec(spec);
-    this.store = new TextStore(db, storageId);
+    this.store = new TextStore(db, storageId, cache);
   }
 
   override keysFor(doc: Document): IndexKey[] {

@@ -10,6 +10,7 @@
 // that commit is done (settle). Records changed and not yet settled are read from memory alone.
 import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
+import type { CachePartition, DocumentCache } from './document-cache.js';
 import {
   type DecodedPositions,
   decodePositions,
@@ -37,9 +38,6 @@ const LONGEST_KEY_TEXT = 512;
 const PRESENT = new Uint8Array([1]);
 /** A build writes its entries this many at a time (some 20 MB), rather than all at the command's end. */
 const BUILD_WRITES_AT_ONCE = 200_000;
-/** Bytes of postings, and of word positions, read from LMDB and kept for the next searches. */
-const POSTINGS_KEPT_BYTES = 8 << 20;
-const POSITIONS_KEPT_BYTES = 16 << 20;
 
 /** A term's postings as LMDB holds them: record ids and their scores, in record-id order. */
 interface Postings {
@@ -51,49 +49,6 @@ interface Postings {
 interface WordRecords {
   seqs: Float64Array;
   positions: DecodedPositions[];
-}
-
-/**
- * What searches read from LMDB, by term or word, kept for the next searches of the same words (a
- * result's next pages, a common word) within `capacity` bytes, the least recently read out first.
- * The store drops a word's entry once a commit changed what LMDB holds for it.
- */
-class ReadCache<V> {
-  private readonly entries = new Map<string, { value: V; bytes: number }>();
-  private held = 0;
-
-  constructor(private readonly capacity: number) {}
-
-  get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.entries.delete(key); // now the most recently read
-    this.entries.set(key, entry);
-    return entry.value;
-  }
-
-  set(key: string, value: V, bytes: number): void {
-    if (bytes > this.capacity) return;
-    this.forget(key);
-    for (const [oldest] of this.entries) {
-      if (this.held + bytes <= this.capacity) break;
-      this.forget(oldest);
-    }
-    this.entries.set(key, { value, bytes });
-    this.held += bytes;
-  }
-
-  forget(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.held -= entry.bytes;
-  }
-
-  clear(): void {
-    this.entries.clear();
-    this.held = 0;
-  }
 }
 
 /** What a text index holds for one record. */
@@ -130,9 +85,13 @@ export class TextStore implements PositionSource {
   private readonly terms = new Map<string, Map<number, number>>();
   private readonly positionsInMemory = new WordPositions();
   private readonly notPlainHeld = new Set<number>();
-  /** What searches read from LMDB: each term's postings, each word's positions (ReadCache). */
-  private readonly postingsRead = new ReadCache<Postings>(POSTINGS_KEPT_BYTES);
-  private readonly positionsRead = new ReadCache<WordRecords>(POSITIONS_KEPT_BYTES);
+  /**
+   * What searches read from LMDB, in the engine's cache (document-cache.ts): each term's postings and
+   * each word's positions, for the next searches of the same words (a result's next pages, a common
+   * word). A commit that changes a word's entries drops what was read of it once it is done.
+   */
+  private readonly postingsRead: CachePartition<Postings, string>;
+  private readonly positionsRead: CachePartition<WordRecords, string>;
   /** Words with entries in LMDB (loaded when first needed); never shrinks, which costs nothing. */
   private wordsSeen: Set<string> | undefined;
   /** Cleared (truncated) in this command: LMDB's entries are gone once the next commit is done. */
@@ -146,7 +105,11 @@ export class TextStore implements PositionSource {
   constructor(
     private readonly db: TextDatabase,
     readonly storageId: string,
-  ) {}
+    cache: DocumentCache,
+  ) {
+    this.postingsRead = cache.partition();
+    this.positionsRead = cache.partition();
+  }
 
   private get storedIgnored(): boolean {
     return this.clearing !== undefined || this.clearsInFlight > 0;
@@ -240,7 +203,7 @@ export class TextStore implements PositionSource {
       scores.push(new DataView(value.buffer, value.byteOffset, 8).getFloat64(0, true));
     }
     const postings = { seqs: Float64Array.from(seqs), scores: Float64Array.from(scores) };
-    this.postingsRead.set(term, postings, 16 * seqs.length);
+    this.postingsRead.put(term, postings, 16 * seqs.length, false);
     return postings;
   }
 
@@ -289,7 +252,7 @@ export class TextStore implements PositionSource {
       bytes += decoded.byteLength + 96; // with the typed array's own object
     }
     const records = { seqs: Float64Array.from(seqs), positions };
-    this.positionsRead.set(word, records, bytes);
+    this.positionsRead.put(word, records, bytes, false);
     return records;
   }
 
@@ -325,8 +288,8 @@ export class TextStore implements PositionSource {
     const settle = () => {
       if (cleared) this.clearsInFlight--;
       if (cleared) this.forgetAllRead();
-      for (const term of changedTerms) this.postingsRead.forget(term);
-      for (const word of changedWords) this.positionsRead.forget(word);
+      for (const term of changedTerms) this.postingsRead.evict(term);
+      for (const word of changedWords) this.positionsRead.evict(word);
       for (const [seq, record] of taken) {
         const pending = this.pending.get(seq);
         if (!pending || pending.unsaved || pending.current !== record) continue;
