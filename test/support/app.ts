@@ -63,6 +63,9 @@ export async function startTestApp(
     LAST_USED_WRITE_MS: '3600000',
     RATE_LIMIT_GENERAL: '1000000',
     RATE_LIMIT_HEAVY: '1000000',
+    // A window of ~31 years: windows are fixed (aligned to the clock) and a boundary inside a test
+    // resets every count, so a test expecting a 429 would see its request allowed.
+    RATE_LIMIT_WINDOW_SECONDS: '1000000000',
     ADMISSION_HEAVY_PER_CREDENTIAL: '1000',
     ADMISSION_BUDGET_MB: '1000000',
     // The test's own work shares this event loop (and the inline engine runs on it): no shedding
