@@ -59,8 +59,8 @@ export class Entry {
 interface Change {
   /** The values of an entry added, or null for one removed. */
   readonly values: unknown[] | null;
-  /** Not taken into a commit yet. */
-  unsaved: boolean;
+  /** Its LMDB key, as the commit writes it. */
+  readonly bytes: Buffer;
 }
 
 /** Bytes as a string of one character per byte: ordered as the bytes are. */
@@ -79,8 +79,11 @@ export class IndexStore {
   private readonly prefix: Buffer;
   /** LMDB key as text → the change of it not settled yet. */
   private readonly overlay = new BTree<string, Change>();
-  /** Keys changed since the last commit was taken (a key may be listed twice). */
-  private unsaved: string[] = [];
+  /**
+   * Changes since the last commit was taken, in the order made: a key changed twice is listed
+   * twice, and the commit writes both in that order, so LMDB ends with the later.
+   */
+  private unsaved: Array<[string, Change]> = [];
 
   constructor(
     private readonly db: KeysDatabase,
@@ -104,11 +107,11 @@ export class IndexStore {
   }
 
   add(key: Uint8Array, seq: number, values: unknown[]): void {
-    this.change(asText(this.entryKey(key, seq)), values);
+    this.change(this.entryKey(key, seq), values);
   }
 
   remove(key: Uint8Array, seq: number): void {
-    this.change(asText(this.entryKey(key, seq)), null);
+    this.change(this.entryKey(key, seq), null);
   }
 
   /** The record ids held under `key` (key-string bytes), the overlay's and LMDB's merged. */
@@ -179,17 +182,11 @@ export class IndexStore {
 
   /** The changes since the last call, for the store's next commit, and what to call once it is done. */
   takeUnsaved(): { writes: KeyWrite[]; settle: () => void } {
-    const writes: KeyWrite[] = [];
-    const taken: Array<[string, Change]> = [];
-    for (const key of this.unsaved) {
-      const change = this.overlay.get(key);
-      if (!change?.unsaved) continue; // listed twice
-      change.unsaved = false;
-      writes.push([Buffer.from(key, 'latin1'), change.values ? NO_VALUE : undefined]);
-      taken.push([key, change]);
-    }
+    const taken = this.unsaved;
     this.unsaved = [];
+    const writes = taken.map(([, change]): KeyWrite => [change.bytes, change.values ? NO_VALUE : undefined]);
     const settle = () => {
+      // A key changed again since stays: its change has not been written.
       for (const [key, change] of taken) if (this.overlay.get(key) === change) this.overlay.delete(key);
     };
     return { writes, settle };
@@ -232,9 +229,11 @@ export class IndexStore {
     return [...db.getKeys({ start, end })].map((key): KeyWrite => [Buffer.from(key), undefined]);
   }
 
-  private change(key: string, values: unknown[] | null): void {
-    this.overlay.set(key, { values, unsaved: true });
-    this.unsaved.push(key);
+  private change(bytes: Buffer, values: unknown[] | null): void {
+    const key = asText(bytes);
+    const change = { values, bytes };
+    this.overlay.set(key, change);
+    this.unsaved.push([key, change]);
   }
 }
 

@@ -47,11 +47,16 @@ export function cloneValue<T>(value: T): T {
 
 /** Returns a copy of `doc` with `_id` moved to the first position (mongod always stores `_id` first). */
 export function idFirst(doc: Document): Document {
-  const keys = Object.keys(doc);
-  if (keys.length === 0 || keys[0] === '_id' || !('_id' in doc)) return doc;
+  if (firstKey(doc) === '_id' || !('_id' in doc)) return doc;
   const out: Document = { _id: doc._id };
-  for (const key of keys) if (key !== '_id') out[key] = doc[key];
+  for (const key of Object.keys(doc)) if (key !== '_id') out[key] = doc[key];
   return out;
+}
+
+/** The first key of `doc`, without listing the others (every insert asks). */
+function firstKey(doc: Document): string | undefined {
+  for (const key in doc) return key;
+  return undefined;
 }
 
 /** True for values MongoDB treats as numbers (JS numbers and the numeric BSON wrappers). */

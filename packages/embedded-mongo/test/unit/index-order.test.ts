@@ -182,6 +182,31 @@ describe('index order', () => {
     expect(index.conflict(index.keysFor({ a: 5 }))).toBeUndefined();
   });
 
+  it('an entry changed several times before a commit, or while one is in flight, ends as the last change left it', async () => {
+    const index = newIndex({ v: 2, name: 'a_1', key: { a: 1 } });
+    const all = () => scanOf(index, [[{ lo: MIN_KEY, loInc: true, hi: MAX_KEY, hiInc: true }]]).map((e) => e.seq);
+    const [one, two] = [index.keysFor({ a: 1 }), index.keysFor({ a: 2 })];
+    // Added, removed and added again; added and removed: one commit writes each change in order.
+    index.add(1, one);
+    index.remove(1, one);
+    index.add(1, one);
+    index.add(2, two);
+    index.remove(2, two);
+    await commit(index);
+    expect(all()).toEqual([1]);
+    const prefix = Buffer.from(index.storageId, 'latin1');
+    const stored = store.records.keys.getKeys({ start: prefix, end: Buffer.concat([prefix, Buffer.of(0xff)]) });
+    expect([...stored]).toHaveLength(1);
+    // Removed while the commit that writes it is in flight: the overlay keeps the removal.
+    index.add(3, index.keysFor({ a: 3 }));
+    const inFlight = commit(index);
+    index.remove(3, index.keysFor({ a: 3 }));
+    await inFlight;
+    expect(all()).toEqual([1]);
+    await commit(index);
+    expect(all()).toEqual([1]);
+  });
+
   it('scans bounds longer than any key LMDB takes (a query for a long string)', async () => {
     const index = newIndex({ v: 2, name: 'a_1', key: { a: -1 } });
     const near = 'x'.repeat(LONGEST_INDEX_KEY - 10);
