@@ -57,9 +57,14 @@ export interface EngineOpenReport {
 
 export interface EngineScenarioReport {
   sizes: { small: number; large: number; full: number };
-  restList: { small: { rps: number; p50: number }; large: { rps: number; p50: number }; ratio: number };
+  restList: {
+    small: { rps: number; p50: number };
+    large: { rps: number; p50: number };
+    full: { rps: number; p50: number };
+    ratio: number;
+  };
   /** The engine's private memory (MB) after the list load and a full collection at each size; null without /proc. */
-  privateMemoryMb: { small: number | null; large: number | null };
+  privateMemoryMb: { small: number | null; large: number | null; full: number | null };
   inserts: {
     meetings: number;
     seconds: number;
@@ -305,8 +310,8 @@ function formatEngineScenario(e: EngineScenarioReport): string {
     `  indexed lookup: idle p50 ${fixed(l.idle.p50, 2)} ms; while "${l.heaviest}" runs: p50 ${fixed(l.loaded.p50, 2)} ms, ` +
       `p99 ${fixed(l.loaded.p99, 2)} ms, max ${fixed(l.loaded.max, 1)} ms (${l.loaded.lookups} lookups, ${l.loaded.listQueries} list queries)`,
     `  batched inserts (two batches of 1,000 in flight): ${fixed(e.inserts.docsPerSecond, 0)} meeting documents/s (engine CPU ${fixed(e.inserts.engineMsPerThousand, 0)} ms per 1,000), ${fixed(e.inserts.contentDocsPerSecond, 0)} content documents/s`,
-    `  REST list: ${fixed(e.restList.small.rps)} req/s at ${e.sizes.small}, ${fixed(e.restList.large.rps)} req/s at ${e.sizes.large} (${fixed(e.restList.ratio, 2)}x)`,
-    `  engine private memory: ${fixed(e.privateMemoryMb.small, 0)} MB at ${e.sizes.small}, ${fixed(e.privateMemoryMb.large, 0)} MB at ${e.sizes.large}`,
+    `  REST list: ${fixed(e.restList.small.rps)} req/s at ${e.sizes.small}, ${fixed(e.restList.large.rps)} req/s at ${e.sizes.large} (${fixed(e.restList.ratio, 2)}x), ${fixed(e.restList.full.rps)} req/s at ${e.sizes.full}`,
+    `  engine private memory: ${fixed(e.privateMemoryMb.small, 0)} MB at ${e.sizes.small}, ${fixed(e.privateMemoryMb.large, 0)} MB at ${e.sizes.large}, ${fixed(e.privateMemoryMb.full, 0)} MB at ${e.sizes.full} (at rest)`,
     ...(e.textSearch ? formatTextSearch(e.textSearch) : []),
   ].join('\n');
 }
