@@ -184,7 +184,8 @@ describe('index order', () => {
 
   it('an entry changed several times before a commit, or while one is in flight, ends as the last change left it', async () => {
     const index = newIndex({ v: 2, name: 'a_1', key: { a: 1 } });
-    const all = () => scanOf(index, [[{ lo: MIN_KEY, loInc: true, hi: MAX_KEY, hiInc: true }]]).map((e) => e.seq);
+    const all = () =>
+      scanOf(index, [[{ lo: MIN_KEY, loInc: true, hi: MAX_KEY, hiInc: true }]]).map((e) => e.seq);
     const [one, two] = [index.keysFor({ a: 1 }), index.keysFor({ a: 2 })];
     // Added, removed and added again; added and removed: one commit writes each change in order.
     index.add(1, one);
@@ -195,7 +196,10 @@ describe('index order', () => {
     await commit(index);
     expect(all()).toEqual([1]);
     const prefix = Buffer.from(index.storageId, 'latin1');
-    const stored = store.records.keys.getKeys({ start: prefix, end: Buffer.concat([prefix, Buffer.of(0xff)]) });
+    const stored = store.records.keys.getKeys({
+      start: prefix,
+      end: Buffer.concat([prefix, Buffer.of(0xff)]),
+    });
     expect([...stored]).toHaveLength(1);
     // Removed while the commit that writes it is in flight: the overlay keeps the removal.
     index.add(3, index.keysFor({ a: 3 }));
