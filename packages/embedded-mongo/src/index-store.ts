@@ -10,6 +10,8 @@
 // added, or removed), where every read looks first, until the store writes them in its next commit
 // (takeUnsaved) and that commit is done (settle). The overlay is ordered by the keys' bytes as
 // latin1 strings (one character per byte, so the same order), which JavaScript compares fastest.
+// Changes are put in order only when a read needs them: a bulk insert into a collection of many
+// indexes writes most of them without a read in between, and then never orders them at all.
 import type { Database } from 'lmdb';
 import sortedBtree from 'sorted-btree';
 import { CommandError, ErrorCode } from './errors.js';
@@ -61,6 +63,8 @@ interface Change {
   readonly values: unknown[] | null;
   /** Its LMDB key, as the commit writes it. */
   readonly bytes: Buffer;
+  /** The key as the overlay orders it, once it is there. */
+  text?: string;
 }
 
 /** Bytes as a string of one character per byte: ordered as the bytes are. */
@@ -77,13 +81,17 @@ export function keyTooLong(indexName: string, bytes: number): CommandError {
 
 export class IndexStore {
   private readonly prefix: Buffer;
-  /** LMDB key as text → the change of it not settled yet. */
+  /** LMDB key as text → the change of it not settled yet, for those a read has needed. */
   private readonly overlay = new BTree<string, Change>();
   /**
    * Changes since the last commit was taken, in the order made: a key changed twice is listed
    * twice, and the commit writes both in that order, so LMDB ends with the later.
    */
-  private unsaved: Array<[string, Change]> = [];
+  private unsaved: Change[] = [];
+  /** How many of `unsaved` the overlay holds (the first ones). */
+  private unsavedOrdered = 0;
+  /** Changes of commits in flight that the overlay does not hold (no read needed them), oldest first. */
+  private readonly waiting: Change[][] = [];
 
   constructor(
     private readonly db: KeysDatabase,
@@ -133,6 +141,7 @@ export class IndexStore {
   }
 
   private *range(low: Buffer, high: Buffer, direction: 1 | -1): Generator<Entry> {
+    this.order();
     const changed: Array<[string, Change]> = [];
     if (this.overlay.size > 0) {
       // `low` is never a key: every key is longer than its positions.
@@ -183,23 +192,31 @@ export class IndexStore {
   /** The changes since the last call, for the store's next commit, and what to call once it is done. */
   takeUnsaved(): { writes: KeyWrite[]; settle: () => void } {
     const taken = this.unsaved;
+    const ordered = this.unsavedOrdered;
+    const unordered = ordered < taken.length ? taken.slice(ordered) : undefined;
+    if (unordered) this.waiting.push(unordered);
     this.unsaved = [];
-    const writes = taken.map(([, change]): KeyWrite => [change.bytes, change.values ? NO_VALUE : undefined]);
+    this.unsavedOrdered = 0;
+    const writes = taken.map((change): KeyWrite => [change.bytes, change.values ? NO_VALUE : undefined]);
     const settle = () => {
+      // Changes no read needed leave as they came, without ever being ordered.
+      const unread = unordered ? this.waiting.indexOf(unordered) : -1;
+      if (unread >= 0) this.waiting.splice(unread, 1);
       // A key changed again since stays: its change has not been written.
-      for (const [key, change] of taken) if (this.overlay.get(key) === change) this.overlay.delete(key);
+      for (const change of unread >= 0 ? taken.slice(0, ordered) : taken)
+        if (this.overlay.get(change.text!) === change) this.overlay.delete(change.text!);
     };
     return { writes, settle };
   }
 
   /** The index is gone: removals of everything it has or will have in LMDB. */
   drop(): KeyWrite[] {
+    this.order();
     const writes = IndexStore.removals(this.db, this.storageId);
     const stored = new Set(writes.map(([key]) => asText(key)));
     for (const key of this.overlay.keys())
       if (!stored.has(key)) writes.push([Buffer.from(key, 'latin1'), undefined]);
-    this.overlay.clear();
-    this.unsaved = [];
+    this.forget();
     return writes;
   }
 
@@ -207,6 +224,8 @@ export class IndexStore {
   forget(): void {
     this.overlay.clear();
     this.unsaved = [];
+    this.unsavedOrdered = 0;
+    this.waiting.length = 0;
   }
 
   /** The storage ids that have entries in `db`. */
@@ -230,10 +249,19 @@ export class IndexStore {
   }
 
   private change(bytes: Buffer, values: unknown[] | null): void {
-    const key = asText(bytes);
-    const change = { values, bytes };
-    this.overlay.set(key, change);
-    this.unsaved.push([key, change]);
+    this.unsaved.push({ values, bytes });
+  }
+
+  /** Puts in the overlay every change a read must see, oldest first, so the latest of a key wins. */
+  private order(): void {
+    const put = (change: Change) => {
+      change.text = asText(change.bytes);
+      this.overlay.set(change.text, change);
+    };
+    for (const run of this.waiting) for (const change of run) put(change);
+    this.waiting.length = 0;
+    for (let i = this.unsavedOrdered; i < this.unsaved.length; i++) put(this.unsaved[i]!);
+    this.unsavedOrdered = this.unsaved.length;
   }
 }
 

@@ -209,6 +209,14 @@ describe('index order', () => {
     expect(all()).toEqual([1]);
     await commit(index);
     expect(all()).toEqual([1]);
+    // Read only while its commit is in flight, and only once it is done.
+    index.add(4, index.keysFor({ a: 4 }));
+    const writing = commit(index);
+    expect(all()).toEqual([1, 4]);
+    await writing;
+    index.remove(4, index.keysFor({ a: 4 }));
+    await commit(index);
+    expect(all()).toEqual([1]);
   });
 
   it('scans bounds longer than any key LMDB takes (a query for a long string)', async () => {
