@@ -53,6 +53,7 @@ export const ErrorCode = {
   DuplicateKey: 11000,
   /** An index key longer than the store keeps (index-store.ts). */
   KeyTooLong: 17280,
+  OutOfDiskSpace: 14031,
 } as const;
 
 const codeNames = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code, name]));

@@ -14,6 +14,7 @@ import {
   readFileSync,
   readSync,
   rmSync,
+  statfsSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import path from 'node:path';
 import { BSON, UUID } from 'bson';
 import { type Database, open, type RootDatabase } from 'lmdb';
 import { DEFAULT_CACHE_MB, DocumentCache } from './document-cache.js';
+import { CommandError, ErrorCode } from './errors.js';
 import { IndexStore, type KeysDatabase, type KeyWrite } from './index-store.js';
 import type { Index } from './indexes.js';
 import type { CountsDatabase, FieldsDatabase, RecordSpace, RecordWrite } from './records.js';
@@ -75,6 +77,12 @@ const LAYOUTS_READ = new Set([1, 2, LAYOUT]);
 /** The named databases of a store of this layout. */
 const OWN_DATABASES = new Set(['catalog', 'documents', 'fields', 'keys', 'meta', 'text']);
 
+/**
+ * Below this much free space, a failed commit is taken for a full disk (lmdb may report one as an
+ * I/O error): LMDB grows its file by more than that at a time.
+ */
+const FULL_DISK_BYTES = 64 * 2 ** 20;
+
 /** LMDB's magic number, 0xBEEFC0DE, sits at this offset of its data file's first (meta) page. */
 const LMDB_MAGIC_OFFSET = 0x18;
 
@@ -101,6 +109,8 @@ export class Store implements Persistence {
   private watchingTurn = false;
 
   private constructor(
+    /** The directory of the LMDB environment. */
+    private readonly dir: string,
     private readonly root: RootDatabase,
     cache: DocumentCache,
     /** Whether a command's reply waits for its commit (false in memory: nothing to make durable). */
@@ -139,7 +149,7 @@ export class Store implements Persistence {
         root.close();
         throw err;
       }
-      return new Store(root, cache, true, () => unlockDirectory(lockFile));
+      return new Store(resolved, root, cache, true, () => unlockDirectory(lockFile));
     } catch (err) {
       unlockDirectory(lockFile);
       throw err;
@@ -163,7 +173,7 @@ export class Store implements Persistence {
       temporaryDirs.delete(dir);
     };
     try {
-      return new Store(open({ path: dir, maxDbs: 12, noSync: true }), cache, false, remove);
+      return new Store(dir, open({ path: dir, maxDbs: 12, noSync: true }), cache, false, remove);
     } catch (err) {
       remove();
       throw err;
@@ -230,18 +240,19 @@ export class Store implements Persistence {
         for (const done of settle) done();
       },
       (err: Error & { commitError?: Promise<unknown> }) => {
-        this.failure ??= err;
+        const summary = this.diagnosed(err);
+        this.failure ??= summary;
         // lmdb rejects a failed commit (a full disk) with a summary whose `commitError` is a promise
         // rejected with the cause: handled here (Node ends a process on an unhandled rejection), and
         // the cause becomes the failure every later command reports.
-        if (!err.commitError) throw err;
+        if (!err.commitError) throw summary;
         return err.commitError.then(
           () => {
-            throw err;
+            throw summary;
           },
           (cause: unknown) => {
-            const failure = cause instanceof Error ? cause : err;
-            if (this.failure === err) this.failure = failure;
+            const failure = cause instanceof Error ? this.diagnosed(cause) : summary;
+            if (this.failure === summary) this.failure = failure;
             throw failure;
           },
         );
@@ -253,6 +264,22 @@ export class Store implements Persistence {
     // Readers see the changes through the overlay meanwhile; a failure is kept as this.failure.
     committed.catch(() => {});
     return undefined;
+  }
+
+  /** A commit's failure, as mongod's OutOfDiskSpace when the disk holding the store is (nearly) full. */
+  private diagnosed(failure: Error): Error {
+    let free: number;
+    try {
+      const disk = statfsSync(this.dir);
+      free = disk.bavail * disk.bsize;
+    } catch {
+      return failure;
+    }
+    if (free >= FULL_DISK_BYTES) return failure;
+    return new CommandError(
+      ErrorCode.OutOfDiskSpace,
+      `the disk holding ${this.dir} is full (${free} bytes free): ${failure.message}`,
+    );
   }
 
   private databaseOf(into: Operation['into']): Database {

@@ -114,7 +114,7 @@ class Connection {
   /** The error reply of a command whose changes could not be saved. */
   private refuse(request: Request, failure: Error): Buffer | undefined {
     const error = new CommandError(
-      ErrorCode.InternalError,
+      failure instanceof CommandError ? failure.code : ErrorCode.InternalError,
       `the embedded engine could not save to disk and stopped accepting commands: ${failure.message}`,
     ).toReply();
     if (request.kind === 'msg') {

@@ -513,7 +513,7 @@ describe('embedded engine with a data directory', () => {
   });
 
   it.skipIf(!mounted)(
-    'on a full disk fails the write with an error, refuses what follows, and loses nothing acknowledged',
+    'on a full disk fails the write with OutOfDiskSpace, refuses what follows, and loses nothing acknowledged',
     async () => {
       const dir = path.join(smallDisk, 'data');
       const { client } = await start({ path: dir });
@@ -528,9 +528,12 @@ describe('embedded engine with a data directory', () => {
           failure = error as { code?: number; message: string };
         }
       }
-      expect(failure).toMatchObject({ code: 1 });
-      expect(failure!.message).toMatch(/could not save to disk and stopped accepting commands: \S/);
-      await expect(items.findOne({ _id: 0 })).rejects.toThrow(/could not save to disk/);
+      // mongod's OutOfDiskSpace, naming the disk: lmdb itself says only "Input/output error".
+      expect(failure).toMatchObject({ code: 14031, codeName: 'OutOfDiskSpace' });
+      expect(failure!.message).toMatch(
+        /could not save to disk and stopped accepting commands: the disk holding \S+ is full \(\d+ bytes free\)/,
+      );
+      await expect(items.findOne({ _id: 0 })).rejects.toMatchObject({ code: 14031 });
       await closeOpened();
 
       const { client: reopened } = await start({ path: dir });
