@@ -22,6 +22,11 @@ const failoverCodes = new Set([
   13436, // NotPrimaryOrSecondary
 ]);
 
+/** Server errors of a database that cannot store anything until an operator acts (a full disk). */
+const storageCodes = new Set([
+  14031, // OutOfDiskSpace
+]);
+
 /** Whether `error` or one of its causes (five deep at most) passes `test`. */
 function someCause(error: unknown, test: (e: Error) => boolean): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
@@ -29,7 +34,10 @@ function someCause(error: unknown, test: (e: Error) => boolean): boolean {
   return false;
 }
 
-/** Whether `error` (or what caused it) says the database cannot be reached or did not answer in time. */
+/**
+ * Whether `error` (or what caused it) says the database cannot be reached, did not answer in time or
+ * cannot store.
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
   return someCause(
     error,
@@ -40,7 +48,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
       e instanceof MongoOperationTimeoutError ||
       // No connection free within waitQueueTimeoutMS (the driver does not export its class).
       e.name === 'MongoWaitQueueTimeoutError' ||
-      (e instanceof MongoError && typeof e.code === 'number' && failoverCodes.has(e.code)),
+      (e instanceof MongoError &&
+        typeof e.code === 'number' &&
+        (failoverCodes.has(e.code) || storageCodes.has(e.code))),
   );
 }
 

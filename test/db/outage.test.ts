@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable, OutageBackoff } from '../../src/db/outage.js';
 
 describe('isDatabaseUnavailable', () => {
-  it('recognises unreachable, hung and failing-over servers, also as a cause', () => {
+  it('recognises unreachable, hung, failing-over and full servers, also as a cause', () => {
+    expect(isDatabaseUnavailable(new MongoServerError({ message: 'disk full', code: 14031 }))).toBe(true);
     expect(isDatabaseUnavailable(new MongoNetworkError('connect ECONNREFUSED'))).toBe(true);
     expect(isDatabaseUnavailable(new MongoNetworkTimeoutError('timed out'))).toBe(true);
     expect(isDatabaseUnavailable(new MongoServerError({ message: 'not primary', code: 10107 }))).toBe(true);

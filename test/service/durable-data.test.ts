@@ -2,6 +2,7 @@
  * `npm start` on the embedded engine with a data directory: what was stored is there after a stop
  * and a start, and the demo data, loaded on the first start only, is not loaded over it again.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -60,6 +61,49 @@ describe('the service on a data directory', () => {
       expect(await meetings(second)).toEqual(listing);
     } finally {
       await second.close();
+    }
+  });
+});
+
+describe('the service on a disk that fills', () => {
+  // A tmpfs of 32 MB, which needs the right to mount (root here and on CI).
+  const disk = mkdtempSync(path.join(tmpdir(), 'meetings-full-'));
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', disk]).status === 0;
+  afterAll(() => {
+    if (mounted) spawnSync('umount', [disk]);
+    rmSync(disk, { recursive: true, force: true });
+  });
+
+  it.skipIf(!mounted)('answers 503 with Retry-After on both doors once the engine cannot store', async () => {
+    const config = loadConfig({
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+      DELIVERY_WORKER: 'false',
+      EMBEDDED_MONGO_PATH: path.join(disk, 'data'),
+    });
+    const app = await startApp(config, createLogger(config.LOG_LEVEL));
+    try {
+      const filler = app.database.db.collection<{ body: string }>('filler');
+      await expect(
+        (async () => {
+          for (let i = 0; i < 1_000; i++) await filler.insertOne({ body: 'x'.repeat(200_000) });
+        })(),
+      ).rejects.toMatchObject({ code: 14031 });
+      const headers = authHeaders(keyOf('account admin'));
+      const rest = await fetch(`${app.url}/external/v1/meetings`, { headers });
+      expect(rest.status).toBe(503);
+      expect(rest.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await rest.json()).toEqual({ error: expect.any(String) });
+      const graphql = await fetch(`${app.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: '{ meetings(first: 1) { edges { node { title } } } }' }),
+      });
+      expect(graphql.status).toBe(503);
+      const body = (await graphql.json()) as { errors: { extensions: { code: string } }[] };
+      expect(body.errors[0]!.extensions.code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await app.close();
     }
   });
 });
