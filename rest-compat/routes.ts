@@ -4,7 +4,7 @@
  * of docs/api/rest.md and docs/api/compatibility.md. Nothing here reads the database.
  */
 import * as z from 'zod';
-import { EMAIL_PATTERN } from '../src/domain/email.js';
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from '../src/domain/email.js';
 import { restDownload } from '../src/representation/download.js';
 import { lower, upper } from '../src/representation/enums.js';
 import { includeFlags, includeVariables, restMeeting } from '../src/representation/meeting.js';
@@ -133,7 +133,7 @@ const listMeetings = defineRoute({
       description: 'A meeting type name (see /meeting_types); an unknown name gives an empty list.',
     }),
     recorded_by: z
-      .array(z.email({ pattern: EMAIL_PATTERN }))
+      .array(z.email({ pattern: EMAIL_PATTERN }).max(EMAIL_MAX_LENGTH))
       .optional()
       .meta({ description: 'Emails of recorders; any of them.' }),
     teams: z.array(z.string()).optional().meta({ description: "Names of the recorder's team; any of them." }),

@@ -8,12 +8,12 @@
  * The field types are exported for the seed dataset format (seeds/format.ts), which builds on them.
  */
 import { z } from 'zod';
-import { EMAIL_PATTERN } from './email.js';
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from './email.js';
 import { DomainError } from './errors.js';
 import type { RecordingInput } from './recordings.js';
 
 export const text = z.string().trim().min(1);
-export const email = z.email({ pattern: EMAIL_PATTERN }).toLowerCase();
+export const email = z.email({ pattern: EMAIL_PATTERN }).max(EMAIL_MAX_LENGTH).toLowerCase();
 export const domain = z.string().toLowerCase().regex(z.regexes.domain, 'Invalid domain name');
 export const timestamp = z.iso.datetime({ offset: true });
 export const httpUrl = z.httpUrl();

@@ -1,6 +1,6 @@
 /** Custom scalars: DateTime (ISO 8601 in UTC with a trailing Z), Email, JSON (output only), File (input only). */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
-import { EMAIL_PATTERN } from '../domain/email.js';
+import { EMAIL_MAX_LENGTH, EMAIL_PATTERN } from '../domain/email.js';
 import { RawJson } from '../domain/raw-json.js';
 
 const isoWithZone = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:Z|[+-](\d{2}):(\d{2}))$/;
@@ -55,7 +55,7 @@ export const DateTime = new GraphQLScalarType<Date, string>({
 });
 
 function parseEmail(value: unknown): string {
-  if (typeof value !== 'string' || value.length > 254 || !EMAIL_PATTERN.test(value))
+  if (typeof value !== 'string' || value.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(value))
     throw badInput(`Not a valid email address: ${String(value)}`);
   return value.toLowerCase();
 }

@@ -270,6 +270,18 @@ describe('through the API', () => {
       const unknown = recordingJson('nobody@acme.test');
       const refused = await t.graphql(mutation, { r: JSON.stringify(unknown) }, bearer);
       expect(refused.body.errors?.[0]?.message).toBe('Unknown recorder: nobody@acme.test');
+      // An address past RFC 5321's 254 characters is bad input, not a key the database refuses (500).
+      const long = `${'x'.repeat(3000)}@initech.test`;
+      const tooLong = recordingJson(emailOf('account admin'), {
+        calendar_invitees: [{ name: 'Long', email: long }],
+        sharing: { users: [long], teams: [], all_teams: false },
+      });
+      const longRes = await t.graphql(mutation, { r: JSON.stringify(tooLong) }, bearer);
+      expect(longRes.status).toBe(400);
+      expect(longRes.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(longRes.body.errors?.[0]?.message).toMatch(
+        /recording\.calendar_invitees\[0\]\.email: .*recording\.sharing\.users\[0\]: /,
+      );
     });
   });
 });
