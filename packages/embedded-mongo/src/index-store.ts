@@ -46,21 +46,20 @@ export class Entry {
 
   constructor(
     readonly seq: number,
-    /** The values, or the LMDB key to decode them from. */
-    private readonly source: unknown[] | Uint8Array,
+    /** Its LMDB key, which the values are decoded from. */
+    private readonly key: Uint8Array,
     private readonly directions: readonly number[],
   ) {}
 
   get values(): unknown[] {
-    if (Array.isArray(this.source)) return this.source;
-    this.decoded ??= decodeKey(this.source, STORAGE_ID_BYTES, this.directions);
+    this.decoded ??= decodeKey(this.key, STORAGE_ID_BYTES, this.directions);
     return this.decoded;
   }
 }
 
 interface Change {
-  /** The values of an entry added, or null for one removed. */
-  readonly values: unknown[] | null;
+  /** An entry added, or one removed. */
+  readonly added: boolean;
   /** Its LMDB key, as the commit writes it. */
   readonly bytes: Buffer;
   /** The key as the overlay orders it, once it is there. */
@@ -114,12 +113,12 @@ export class IndexStore {
     return bytes;
   }
 
-  add(key: Uint8Array, seq: number, values: unknown[]): void {
-    this.change(this.entryKey(key, seq), values);
+  add(key: Uint8Array, seq: number): void {
+    this.change(this.entryKey(key, seq), true);
   }
 
   remove(key: Uint8Array, seq: number): void {
-    this.change(this.entryKey(key, seq), null);
+    this.change(this.entryKey(key, seq), false);
   }
 
   /** The record ids held under `key` (key-string bytes), the overlay's and LMDB's merged. */
@@ -163,8 +162,8 @@ export class IndexStore {
         ? this.db.getKeys({ start: low, end: high })
         : this.db.getKeys({ start: high, end: low, reverse: true });
     let next = 0;
-    const fromOverlay = ([key, change]: [string, Change]) =>
-      change.values && new Entry(seqOf(Buffer.from(key, 'latin1')), change.values, this.directions);
+    const fromOverlay = ([, change]: [string, Change]) =>
+      change.added ? new Entry(seqOf(change.bytes), change.bytes, this.directions) : undefined;
     for (const key of stored) {
       if (next < changed.length) {
         const text = asText(key);
@@ -197,7 +196,7 @@ export class IndexStore {
     if (unordered) this.waiting.push(unordered);
     this.unsaved = [];
     this.unsavedOrdered = 0;
-    const writes = taken.map((change): KeyWrite => [change.bytes, change.values ? NO_VALUE : undefined]);
+    const writes = taken.map((change): KeyWrite => [change.bytes, change.added ? NO_VALUE : undefined]);
     const settle = () => {
       // Changes no read needed leave as they came, without ever being ordered.
       const unread = unordered ? this.waiting.indexOf(unordered) : -1;
@@ -248,8 +247,8 @@ export class IndexStore {
     return [...db.getKeys({ start, end })].map((key): KeyWrite => [Buffer.from(key), undefined]);
   }
 
-  private change(bytes: Buffer, values: unknown[] | null): void {
-    this.unsaved.push({ values, bytes });
+  private change(bytes: Buffer, added: boolean): void {
+    this.unsaved.push({ added, bytes });
   }
 
   /** Puts in the overlay every change a read must see, oldest first, so the latest of a key wins. */

@@ -373,7 +373,7 @@ export class Index {
         keys.some((k) => Array.isArray(k.values[i]) || k.values[i] !== keys[0]!.values[i])
       )
         this.multikey[i] = true;
-    for (const key of keys) this.entries!.add(key.bytes!, seq, key.values);
+    for (const key of keys) this.entries!.add(key.bytes!, seq);
   }
 
   remove(seq: number, keys: IndexKey[]): void {
