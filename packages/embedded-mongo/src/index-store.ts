@@ -198,12 +198,13 @@ export class IndexStore {
     this.unsavedOrdered = 0;
     const writes = taken.map((change): KeyWrite => [change.bytes, change.added ? NO_VALUE : undefined]);
     const settle = () => {
-      // Changes no read needed leave as they came, without ever being ordered.
+      // Changes no read needed leave as they came: the overlay never held them (they have no text).
       const unread = unordered ? this.waiting.indexOf(unordered) : -1;
       if (unread >= 0) this.waiting.splice(unread, 1);
       // A key changed again since stays: its change has not been written.
-      for (const change of unread >= 0 ? taken.slice(0, ordered) : taken)
-        if (this.overlay.get(change.text!) === change) this.overlay.delete(change.text!);
+      for (const change of taken)
+        if (change.text !== undefined && this.overlay.get(change.text) === change)
+          this.overlay.delete(change.text);
     };
     return { writes, settle };
   }
