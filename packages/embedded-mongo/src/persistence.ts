@@ -79,7 +79,8 @@ const OWN_DATABASES = new Set(['catalog', 'documents', 'fields', 'keys', 'meta',
 
 /**
  * Below this much free space, a failed commit is taken for a full disk (lmdb may report one as an
- * I/O error): LMDB grows its file by more than that at a time.
+ * I/O error). A disk that refused a commit may still show some free: one command's commit can
+ * change tens of megabytes of pages (a batch of 1,000 meetings into a dozen indexes).
  */
 const FULL_DISK_BYTES = 64 * 2 ** 20;
 
