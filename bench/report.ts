@@ -63,7 +63,7 @@ export interface EngineScenarioReport {
     full: { rps: number; p50: number };
     ratio: number;
   };
-  /** The engine's private memory (MB) after the list load and a full collection at each size; null without /proc. */
+  /** The engine's private memory (MB) at rest after the list load at each size (engine-scenario.ts privateMb); null without /proc. */
   privateMemoryMb: { small: number | null; large: number | null; full: number | null };
   inserts: {
     meetings: number;

@@ -112,7 +112,7 @@ class PositionStream {
     }
     const all: number[] = [];
     for (const list of lists)
-      for (let s = new PositionStream([list]), v = s.next(); v !== -1; v = s.next()) all.push(v);
+      for (const v of list instanceof Int32Array ? list : decodePositions(list)) all.push(v);
     this.decoded = all.sort((a, b) => a - b);
   }
 

@@ -286,8 +286,10 @@ export class TextStore implements PositionSource {
       taken.push([seq, pending.current]);
     }
     const settle = () => {
-      if (cleared) this.clearsInFlight--;
-      if (cleared) this.forgetAllRead();
+      if (cleared) {
+        this.clearsInFlight--;
+        this.forgetAllRead();
+      }
       for (const term of changedTerms) this.postingsRead.evict(term);
       for (const word of changedWords) this.positionsRead.evict(word);
       for (const [seq, record] of taken) {
