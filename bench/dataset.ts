@@ -350,7 +350,8 @@ function meetingFields(seed: MeetingSeed, refs: References, readyAt: Date): Omit
     meetingTypeId: input.meetingType === null ? null : refs.types.get(input.meetingType)!,
     sharedTeamIds: input.sharing.allTeams ? [] : input.sharing.teams.map((n) => refs.teams.get(n)!),
   });
-  return { ...fields, contentReadyAt: readyAt, eventsPending: false };
+  // Written past the change log, as meetings stored before it existed are (position 0).
+  return { ...fields, contentReadyAt: readyAt, eventsPending: false, updatedAt: readyAt, changeSeq: 0 };
 }
 
 export interface LoadedDataset {

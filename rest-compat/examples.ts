@@ -189,11 +189,17 @@ export const webhookSignature = 'v1,OfUX/y/NmHCo+qa8QbLkqBuuXy8D3lqMJ7Xy92u0fxA=
 
 const page = <T>(limit: number, next_cursor: string | null, items: T[]) => ({ limit, next_cursor, items });
 
+/**
+ * A meeting as lists show it: with `updated_at`, an extension (content-ready webhook events leave
+ * it out). The demo data's is when it was loaded; this one is a plausible instant.
+ */
+const listed = (meeting: Meeting): Meeting => ({ ...meeting, updated_at: '2026-09-18T17:34:17.000Z' });
+
 export const meetingPages: Examples = {
-  bare: example('Without include flags', page(1, meetingsCursor, [bareMeeting])),
+  bare: example('Without include flags', page(1, meetingsCursor, [listed(bareMeeting)])),
   full: example(
     'With every include flag',
-    page(1, meetingsCursor, [fullMeeting]),
+    page(1, meetingsCursor, [listed(fullMeeting)]),
     'include_transcript, include_summary, include_action_items, include_highlights and include_crm_matches ' +
       'all true; the transcript is shortened here.',
   ),

@@ -129,6 +129,10 @@ const listMeetings = defineRoute({
       .optional()
       .meta({ description: 'Only meetings created before this instant (ISO 8601 with Z or an offset).' }),
     ...includeFlags,
+    updated_after: z.iso.datetime({ offset: true }).optional().meta({
+      description:
+        'An extension of this service: only meetings changed (created, content, sharing) after this instant, least recently changed first instead of newest first. To poll, ask again with the updated_at of the last meeting received: a change logged late still comes after it. Deletions show in the GraphQL change feed (meetingChanges).',
+    }),
     meeting_type: z.string().optional().meta({
       description: 'A meeting type name (see /meeting_types); an unknown name gives an empty list.',
     }),
@@ -154,6 +158,7 @@ const listMeetings = defineRoute({
       meeting_type: 'Discovery Call',
       recorded_by: ['sam.rivera@acme.test'],
       teams: ['Sales'],
+      updated_after: '2026-09-18T00:00:00Z',
     },
     responses: {
       200: E.meetingPages,
@@ -184,6 +189,7 @@ const listMeetings = defineRoute({
       filter.domainsType = upper(q.calendar_invitees_domains_type);
     if (q.created_after) filter.createdAfter = q.created_after;
     if (q.created_before) filter.createdBefore = q.created_before;
+    if (q.updated_after) filter.updatedAfter = q.updated_after;
     if (q.meeting_type !== undefined) filter.meetingType = q.meeting_type;
     return {
       operation: 'ListMeetings',

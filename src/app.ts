@@ -306,7 +306,7 @@ async function startServerWorker(
   const database = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
   if (config.MONGODB_COMMAND_METRICS)
     database.onCommand((event) => onCommands([[commandCollection(event), event.commandName, 1]]));
-  const worker = deliveryWorkerFromConfig(database.collections, config, logger, {
+  const worker = deliveryWorkerFromConfig(database.collections, config, logger, database.media, {
     hint,
     onAttempt: (message, outcome, answeredAt) => observeAttempt(metrics, message, outcome, answeredAt),
   });

@@ -407,6 +407,13 @@ export const settings = {
         schema: millis,
         default: '60000',
       }),
+      CHANGE_RETENTION_DAYS: variable({
+        description:
+          "how long the change feed (`meetingChanges`) keeps changes, deleted recordings' included; a client whose cursor is older must resync. Workers trim the feed",
+        expects: 'a whole number of days from 1 to 3650',
+        schema: z.coerce.number().int().min(1).max(3650),
+        default: '30',
+      }),
       EGRESS_ALLOW_CIDRS: variable({
         description:
           'CIDRs outgoing requests may reach although private or loopback (tests use `127.0.0.1/32`)',

@@ -1,10 +1,12 @@
 /**
  * `npm run ingest -- --file F [--media M]`: stores one recording (JSON in the seed meeting format,
  * seeds/format.ts) in MONGODB_URI / MONGODB_DB through the same domain function as the
- * ingestRecording mutation and the seeder. When it makes the recording's content ready, the
+ * ingestRecording mutation and the seeder; storing one that exists updates it. `--delete ID`
+ * deletes one, as the deleteRecording mutation does. When it makes the recording's content ready, the
  * matching webhook events are queued (any worker delivers them) and live subscribers of every
  * server process hear of it. With `--media`, the recording's video or audio file is streamed into
- * GridFS (the same file again changes nothing). Exit codes: 0 stored, 1 unexpected failure, 2 bad usage or bad data.
+ * GridFS (the same file again changes nothing). Exit codes: 0 stored or deleted (or nothing to
+ * delete), 1 unexpected failure, 2 bad usage or bad data.
  */
 import { createReadStream } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
@@ -12,6 +14,7 @@ import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { connectDatabase } from '../db/connection.js';
+import { deleteRecording } from '../domain/deletion.js';
 import { DomainError } from '../domain/errors.js';
 import { ingestRecording } from '../domain/ingestion.js';
 import { mediaKindOf } from '../domain/media.js';
@@ -20,8 +23,12 @@ import { configOrExit } from '../lifecycle.js';
 import { redactCredentials } from '../redact.js';
 
 const usage = `Usage: npm run ingest -- --file FILE [--media MEDIA [--media-type TYPE]]
+       npm run ingest -- --delete RECORDING_ID
 
-  --file FILE         a recording as JSON in the seed meeting format (seeds/format.ts)
+  --file FILE         a recording as JSON in the seed meeting format (seeds/format.ts); one
+                      stored before is updated
+  --delete ID         delete the recording with this id, its content, media and pending
+                      deliveries (nothing to delete is no error)
   --media MEDIA       the recording's video or audio file, streamed into the database
   --media-type TYPE   its content type [default: by its extension, e.g. .mp4 is video/mp4]
   --help              show this help
@@ -55,6 +62,7 @@ async function main(): Promise<void> {
   let file: string | undefined;
   let media: string | undefined;
   let mediaType: string | undefined;
+  let deleted: string | undefined;
   let help = false;
   try {
     const { values } = parseArgs({
@@ -62,6 +70,7 @@ async function main(): Promise<void> {
         file: { type: 'string' },
         media: { type: 'string' },
         'media-type': { type: 'string' },
+        delete: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -70,6 +79,7 @@ async function main(): Promise<void> {
     file = values.file;
     media = values.media;
     mediaType = values['media-type'];
+    deleted = values.delete;
     help = values.help ?? false;
   } catch (error) {
     fail(`${(error as Error).message}\n\n${usage}`);
@@ -78,7 +88,11 @@ async function main(): Promise<void> {
     process.stdout.write(usage);
     return;
   }
-  if (!file) fail(`--file is required.\n\n${usage}`);
+  if (deleted !== undefined) {
+    if (file || media || mediaType) fail(`--delete goes alone.\n\n${usage}`);
+    return remove(deleted);
+  }
+  if (!file) fail(`--file (or --delete) is required.\n\n${usage}`);
 
   let json: unknown;
   try {
@@ -124,7 +138,8 @@ async function main(): Promise<void> {
       : stored.meeting.contentReadyAt
         ? 'updated (its content was ready before: nothing fires)'
         : 'stored without a summary (content not ready yet)';
-    process.stdout.write(`Stored recording ${stored.meeting.recordingId}: ${state}\n`);
+    const changes = stored.changes.length > 0 ? `changed: ${stored.changes.join(', ')}` : 'unchanged';
+    process.stdout.write(`Stored recording ${stored.meeting.recordingId}: ${state}; ${changes}\n`);
     const file = stored.meeting.media;
     if (source && file)
       process.stdout.write(
@@ -135,6 +150,26 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof DomainError) fail(`${file}: ${error.message}`);
     throw error;
+  } finally {
+    await database.close();
+  }
+}
+
+/** `--delete ID`: deletes one recording. */
+async function remove(id: string): Promise<void> {
+  const recordingId = Number(id);
+  if (!/^\d+$/.test(id) || !Number.isSafeInteger(recordingId) || recordingId < 1)
+    fail(`--delete takes a recording id (a positive integer), not "${id}".`);
+  const config = configOrExit(() => loadConfig(['database']));
+  if (!config.MONGODB_URI) fail('MONGODB_URI is not set: say which MongoDB to delete from.');
+  const database = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB);
+  try {
+    const done = await deleteRecording(database.collections, database.media, recordingId, new Date());
+    process.stdout.write(
+      done
+        ? `Deleted recording ${recordingId}\n`
+        : `Recording ${recordingId} is not there (never stored, or deleted already): nothing to delete\n`,
+    );
   } finally {
     await database.close();
   }

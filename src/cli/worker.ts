@@ -50,7 +50,7 @@ try {
 }
 const metrics = createMetrics();
 observeOutbox(metrics, database.collections);
-worker = deliveryWorkerFromConfig(database.collections, config, logger, {
+worker = deliveryWorkerFromConfig(database.collections, config, logger, database.media, {
   onAttempt: (message, outcome, answeredAt) => observeAttempt(metrics, message, outcome, answeredAt),
 });
 // Its own /healthz, /readyz and /metrics, for the process manager and Prometheus.

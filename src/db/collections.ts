@@ -13,6 +13,8 @@ import type {
 } from 'mongodb';
 import {
   type AppDoc,
+  CHANGE_LOG_SETTLED,
+  CHANGE_SEQ_COUNTER,
   type ContentDocs,
   type ContentKind,
   type CounterDoc,
@@ -22,6 +24,7 @@ import {
   contentKinds,
   type DeliveryAttemptDoc,
   type DownloadDoc,
+  type MeetingChangeDoc,
   type MeetingDoc,
   type MeetingTypeDoc,
   type OAuthRecordDoc,
@@ -43,6 +46,8 @@ export interface Collections extends ContentCollections {
   credentials: Collection<CredentialDoc>;
   meetingTypes: Collection<MeetingTypeDoc>;
   meetings: Collection<MeetingDoc>;
+  /** The change log (domain/change-log.ts). */
+  changes: Collection<MeetingChangeDoc>;
   crmConnections: Collection<CrmConnectionDoc>;
   crmRecords: Collection<CrmRecordDoc>;
   webhooks: Collection<WebhookDoc>;
@@ -141,7 +146,16 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
       key: { summaryPending: 1, summaryPendingSince: 1 },
       partialFilterExpression: { summaryPending: true },
     },
+    // updated_after: the organisation's meetings in the order they changed.
+    { key: { orgId: 1, updatedAt: 1, recordingId: 1 } },
+    // Workers log the changes a process that died left unlogged.
+    {
+      key: { 'pendingChange.since': 1 },
+      partialFilterExpression: { 'pendingChange.since': { $exists: true } },
+    },
   ],
+  // Read by position (_id); a change is logged once.
+  changes: [{ key: { changeId: 1 }, unique: true, partialFilterExpression: { changeId: { $exists: true } } }],
   ...contentIndexes,
   transcripts: [
     ...byRecording,
@@ -178,7 +192,11 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
   rateLimits: [{ key: { expiresAt: 1 }, expireAfterSeconds: 0 }],
   counters: [],
   // Read by id; kept a week after their link expired, so their status reads `expired` meanwhile.
-  downloads: [{ key: { expiresAt: 1 }, expireAfterSeconds: 7 * 24 * 3600 }],
+  downloads: [
+    { key: { expiresAt: 1 }, expireAfterSeconds: 7 * 24 * 3600 },
+    // A deleted recording's downloads go with it.
+    { key: { recordingId: 1 } },
+  ],
   serviceKeys: [],
   apps: [{ key: { clientId: 1 }, unique: true }, { key: { orgId: 1, createdAt: -1 } }],
   oauth: [
@@ -208,5 +226,30 @@ export async function ensureIndexes(collections: Collections): Promise<void> {
     (Object.keys(indexes) as CollectionName[])
       .filter((name) => indexes[name].length > 0)
       .map((name) => collections[name].createIndexes(indexes[name])),
+  );
+}
+
+/**
+ * Brings documents an older version stored up to what the code reads. Meetings stored before the
+ * change log (a database with meetings and no change log counter) get position 0 and `updatedAt`
+ * (their createdAt, or now if later), and the log's times start after them
+ * (domain/change-log.ts), so `updated_after` lists them. Once the counter exists there is nothing
+ * to do, and an empty database is left untouched.
+ */
+export async function upgradeDocuments(collections: Collections, now = new Date()): Promise<void> {
+  if (await collections.counters.findOne({ _id: CHANGE_SEQ_COUNTER })) return;
+  if (!(await collections.meetings.findOne({}, { projection: { _id: 1 } }))) return;
+  await collections.meetings.updateMany({ changeSeq: { $exists: false } }, [
+    { $set: { changeSeq: 0, updatedAt: { $min: ['$createdAt', now] } } },
+  ]);
+  // The counter last: a process that dies before it upgrades again, which changes nothing twice.
+  await Promise.all(
+    [CHANGE_LOG_SETTLED, CHANGE_SEQ_COUNTER].map((_id) =>
+      collections.counters.updateOne(
+        { _id },
+        { $max: { atMs: now.getTime() }, $setOnInsert: { value: 0 } },
+        { upsert: true },
+      ),
+    ),
   );
 }

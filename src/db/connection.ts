@@ -5,7 +5,7 @@
  * long transcripts: ~55 ms of CPU instead of ~35).
  */
 import { type CommandStartedEvent, type Db, MongoClient } from 'mongodb';
-import { type Collections, collectionsOf, ensureIndexes } from './collections.js';
+import { type Collections, collectionsOf, ensureIndexes, upgradeDocuments } from './collections.js';
 import { MediaStore } from './media-store.js';
 import { watchReachability } from './reachability.js';
 
@@ -76,6 +76,7 @@ export async function connectDatabase(
   const collections = await collectionsOf(db, client);
   const media = new MediaStore(db);
   await Promise.all([ensureIndexes(collections), media.ensureIndexes()]);
+  await upgradeDocuments(collections);
   return {
     client,
     db,

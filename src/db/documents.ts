@@ -187,7 +187,61 @@ export interface MeetingDoc {
   summaryPendingSince?: Date;
   /** The recording's media file (video or audio), when one was ingested (domain/media.ts). */
   media?: MeetingMediaDoc;
+  /**
+   * When the recording last changed (created, content, sharing): the time of its position in the
+   * change log, strictly increasing with it. Meetings stored before the log existed have their
+   * createdAt (upgradeDocuments).
+   */
+  updatedAt: Date;
+  /** Its last change's position in the change log (0 for meetings stored before the log existed). */
+  changeSeq: number;
+  /**
+   * A change stored but not yet in the change log (domain/change-log.ts): set in the write that
+   * stores it and cleared once logged, so a process that dies in between leaves it for a sweep.
+   */
+  pendingChange?: PendingChangeDoc;
 }
+
+/** The fields that decide who may see a meeting (domain/visibility.ts). */
+export type AudienceDoc = Pick<
+  MeetingDoc,
+  'orgId' | 'recorderId' | 'sharedWithEmails' | 'sharedTeamIds' | 'sharedWithAllTeams'
+>;
+
+/** What happened to a recording, as the change feed names it (a change may be content and sharing). */
+export type ChangeKind = 'created' | 'content' | 'sharing' | 'deleted';
+
+export interface PendingChangeDoc {
+  /** The change's own id: logging it twice (the writer and a sweep) is refused by a unique index. */
+  id: ObjectId;
+  kinds: ChangeKind[];
+  /** When it was stored (the meeting's updatedAt): a sweep logs changes pending longer than its grace. */
+  since: Date;
+  /** Who could see the meeting before it (null: it did not exist); a deletion's is the meeting's own. */
+  before?: AudienceDoc | null;
+}
+
+/**
+ * One position of the change log (`meetingChanges`, domain/change-log.ts): a change of one
+ * recording, or a void, a position whose writer did not log it in time (it logs its change at a
+ * later position instead). Positions are allocated from a counter, so a reader can tell a position
+ * still being written (a gap) from one that exists.
+ */
+export type MeetingChangeDoc =
+  | {
+      _id: number;
+      changeId: ObjectId;
+      recordingId: number;
+      orgId: ObjectId;
+      kinds: ChangeKind[];
+      /** Who could see it before the change (null: it did not exist) and after (null: deleted). */
+      before: AudienceDoc | null;
+      after: AudienceDoc | null;
+      /** The time of its position: the meeting's updatedAt. */
+      at: Date;
+      loggedAt: Date;
+    }
+  | { _id: number; void: true; loggedAt: Date };
 
 export type MediaKind = 'video' | 'audio';
 
@@ -383,10 +437,27 @@ export interface WebhookDoc {
 export interface CounterDoc {
   _id: string;
   value: number;
+  /**
+   * The change log's counter and its settled position: the time (ms) of the position, strictly
+   * increasing with it (domain/change-log.ts).
+   */
+  atMs?: number;
 }
 
 /** The counter recording ids are allocated from, kept ahead of every explicit id. */
 export const RECORDING_ID_COUNTER = 'recordingId';
+
+/** The counter change log positions are allocated from. */
+export const CHANGE_SEQ_COUNTER = 'changeSeq';
+
+/**
+ * The change log's trimmed start (`_id` in `counters`): positions below `value` were removed by
+ * retention, so a cursor before it must resync.
+ */
+export const CHANGE_LOG_START = 'changeLogStart';
+
+/** A position up to which the change log is known to have no gap (domain/change-log.ts). */
+export const CHANGE_LOG_SETTLED = 'changeLogSettled';
 
 export type OutboxKind = 'webhook_event' | 'transcript_delivery' | 'summary_delivery' | 'download_delivery';
 /**

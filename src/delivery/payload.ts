@@ -102,13 +102,14 @@ export class Payloads {
     recordingId: number,
     include: Includes,
     loaders: Loaders = createLoaders(this.collections, viewer),
+    extensions = true,
   ): Promise<ReturnType<typeof restMeeting> | null> {
     const result = await this.executor.run(this.meeting, queryContext(this.collections, viewer, loaders), {
       id: encodeGlobalID('Meeting', recordingId),
       ...includeVariables(include),
     });
     const meeting = dataOf<{ node: RestMeetingFragment | null }>(result, recordingId)?.node ?? null;
-    return meeting && restMeeting(meeting, include);
+    return meeting && restMeeting(meeting, include, { extensions });
   }
 
   /**
@@ -153,7 +154,7 @@ export class Payloads {
     switch (message.kind) {
       case 'webhook_event': {
         if (!webhook) return null;
-        const meeting = await this.meetingAs(viewer, recordingId, webhookIncludes(webhook), loaders);
+        const meeting = await this.meetingAs(viewer, recordingId, webhookIncludes(webhook), loaders, false);
         return meeting && serialiseJson(meeting).toString();
       }
       case 'transcript_delivery': {

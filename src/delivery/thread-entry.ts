@@ -21,7 +21,7 @@ try {
   const { mongoUri, ...connectOptions } = connection;
   const database = await connectDatabase(mongoUri, config.MONGODB_DB, connectOptions);
   if (connection.monitorCommands) reportCommands(database);
-  const worker = deliveryWorkerFromConfig(database.collections, config, logger, {
+  const worker = deliveryWorkerFromConfig(database.collections, config, logger, database.media, {
     // The app's hint, by its channel name: what the server's requests queue reaches this thread.
     hint: new OutboxHint(hintChannel),
     onAttempt: (message, outcome, answeredAt) =>

@@ -21,9 +21,12 @@ import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.js';
 import type { Collections } from '../db/collections.js';
 import type { OutboxDoc } from '../db/documents.js';
+import type { MediaStore } from '../db/media-store.js';
 import { OutageBackoff } from '../db/outage.js';
+import { settledPosition, trimLog } from '../domain/change-log.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { finishPendingFanOuts } from '../domain/content-ready.js';
+import { finishPendingChanges } from '../domain/deletion.js';
 import { claimBatch, type OutboxHint, type Settlement } from '../domain/outbox.js';
 import { createExecutor } from '../graphql/execution.js';
 import type { Logger } from '../logger.js';
@@ -51,8 +54,12 @@ export interface WorkerOptions {
   /** Total time of one attempt. */
   timeoutMs?: number;
   connectTimeoutMs?: number;
-  /** A pending fan-out younger than this is left to the process that is doing it. */
+  /** A pending fan-out or change younger than this is left to the process that is doing it. */
   sweepGraceMs?: number;
+  /** Recordings' media: a deletion a process left unfinished removes its file. */
+  media: MediaStore;
+  /** How long the change feed keeps changes (CHANGE_RETENTION_DAYS). */
+  changeRetentionMs?: number;
   /** For the retry jitter. */
   random?: () => number;
   /** Told of every attempt whose outcome was recorded (metrics). */
@@ -71,6 +78,9 @@ export interface WorkerOptions {
  */
 const GATHER_MS = 50;
 
+/** How often a worker trims the change feed and moves its settled position on. */
+const CHANGE_LOG_KEPT_EVERY_MS = 60_000;
+
 /** A batch in the worker's hands: how many of its messages have not started (or skipped) their attempt. */
 interface Hand {
   unstarted: number;
@@ -84,6 +94,9 @@ export class DeliveryWorker {
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly sweepGraceMs: number;
+  private readonly media: MediaStore;
+  private readonly changeRetentionMs: number;
+  private lastLogKept = 0;
   private readonly hint: OutboxHint | undefined;
   private readonly slots: Slots;
   private readonly preparer: Preparer;
@@ -123,6 +136,8 @@ export class DeliveryWorker {
     const timeoutMs = options.timeoutMs ?? 15_000;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.sweepGraceMs = options.sweepGraceMs ?? 10_000;
+    this.media = options.media;
+    this.changeRetentionMs = options.changeRetentionMs ?? 30 * 24 * 3600_000;
     this.hint = options.hint;
     this.slots = new Slots(concurrency);
     this.outage = new OutageBackoff(this.logger, 'the delivery worker', this.pollMs);
@@ -189,7 +204,7 @@ export class DeliveryWorker {
    * is due. Returns how many messages it handled. (Tests drive a fake clock with it.)
    */
   async runOnce(): Promise<number> {
-    await finishPendingFanOuts(this.collections, this.clock.now(), this.sweepGraceMs);
+    await this.sweep();
     let handled = 0;
     for (let batch = await this.claim(); batch.length > 0; batch = await this.claim()) {
       try {
@@ -203,14 +218,36 @@ export class DeliveryWorker {
     return handled;
   }
 
+  /** Finishes what processes that died left behind: fan-outs, changes not logged, deletions. */
+  private async sweep(): Promise<void> {
+    const now = this.clock.now();
+    const fanOuts = await finishPendingFanOuts(this.collections, now, this.sweepGraceMs);
+    if (fanOuts > 0) this.logger.info({ meetings: fanOuts }, 'finished pending fan-outs');
+    const changes = await finishPendingChanges(this.collections, this.media, now, this.sweepGraceMs);
+    if (changes > 0) this.logger.info({ meetings: changes }, 'finished pending changes');
+  }
+
+  /**
+   * Trims the change feed to its retention and moves its settled position on (so that readers
+   * start near the end), once a minute at most: what it does is not urgent.
+   */
+  private async keepChangeLog(): Promise<void> {
+    const now = this.clock.now();
+    if (now.getTime() - this.lastLogKept < CHANGE_LOG_KEPT_EVERY_MS) return;
+    this.lastLogKept = now.getTime();
+    const trimmed = await trimLog(this.collections, now, this.changeRetentionMs);
+    if (trimmed > 0) this.logger.info({ positions: trimmed }, 'trimmed the change feed to its retention');
+    await settledPosition(this.collections, now);
+  }
+
   private async run(): Promise<void> {
     const { signal } = this.stopping;
     while (!signal.aborted) {
       try {
         if (performance.now() - this.lastSweep >= this.pollMs) {
           this.lastSweep = performance.now();
-          const swept = await finishPendingFanOuts(this.collections, this.clock.now(), this.sweepGraceMs);
-          if (swept > 0) this.logger.info({ meetings: swept }, 'finished pending fan-outs');
+          await this.sweep();
+          await this.keepChangeLog();
         }
         // Another batch while less than a batch's worth waits for a send slot: the slots do not run
         // dry while it is prepared, and a worker whose sends are stuck claims nothing more.
@@ -326,12 +363,15 @@ export function deliveryWorkerFromConfig(
   collections: Collections,
   config: Config,
   logger: Logger,
+  media: MediaStore,
   more: Pick<WorkerOptions, 'clock' | 'onAttempt' | 'hint'> = {},
 ): DeliveryWorker {
   return new DeliveryWorker({
     collections,
     logger,
+    media,
     ...more,
+    changeRetentionMs: config.CHANGE_RETENTION_DAYS * 24 * 3600_000,
     egress: new EgressGuard(config.EGRESS_ALLOW_CIDRS),
     concurrency: config.DELIVERY_CONCURRENCY,
     pollMs: config.DELIVERY_POLL_MS,

@@ -9,6 +9,8 @@ export const errorStatus = {
   NOT_FOUND: 404,
   /** Well-formed, but the thing asked about cannot give it (a download of a recording without media). */
   UNPROCESSABLE: 422,
+  /** A change feed's cursor older than what the feed keeps: the client must resync. */
+  RESYNC_REQUIRED: 410,
   RATE_LIMITED: 429,
   /** The process sheds work it cannot take on now (load shedding); retry shortly. */
   OVERLOADED: 503,

@@ -4,9 +4,11 @@
  * ingestRecording mutation's `media` upload both come here.
  */
 import { createHash } from 'node:crypto';
+import { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
-import type { MediaKind, MeetingMediaDoc } from '../db/documents.js';
+import type { MediaKind, MeetingMediaDoc, PendingChangeDoc } from '../db/documents.js';
 import type { MediaStore } from '../db/media-store.js';
+import { audienceOf, logChanges } from './change-log.js';
 import { DomainError } from './errors.js';
 
 export interface MediaSource {
@@ -72,8 +74,20 @@ export async function storeMedia(
     recordingId,
     contentType,
   });
-  const media: MeetingMediaDoc = { fileId, kind, contentType, size, sha256, storedAt: new Date() };
-  await collections.meetings.updateOne({ recordingId }, { $set: { media } });
+  const now = new Date();
+  const media: MeetingMediaDoc = { fileId, kind, contentType, size, sha256, storedAt: now };
+  // A content change of its own, logged as storeRecordings logs one (change-log.ts).
+  const pending: PendingChangeDoc = { id: new ObjectId(), kinds: ['content'], since: now };
+  const changed = await collections.meetings.findOneAndUpdate(
+    { recordingId },
+    { $set: { media, pendingChange: pending } },
+    { returnDocument: 'after' },
+  );
+  if (changed) {
+    const audience = audienceOf(changed);
+    const change = { recordingId, orgId: changed.orgId, pending, before: audience, after: audience };
+    await logChanges(collections, [change], now);
+  }
   // Links already made to the old file stop working (404): its bytes are no longer the recording's.
   if (stored) await store.remove(stored.fileId);
   return { media, changed: true };

@@ -6,6 +6,7 @@
 import type { Filter } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { DomainsType, MeetingDoc } from '../db/documents.js';
+import { settledPosition } from './change-log.js';
 import { DomainError } from './errors.js';
 import {
   emptyPage,
@@ -33,10 +34,15 @@ export interface MeetingFilter {
   attendees?: string[] | null;
   /** GraphQL only: words and "quoted phrases" that must all occur in the meeting (search-terms.ts). */
   search?: string | null;
+  /** Meetings changed after this instant, in the order they changed (an extension on REST). */
+  updatedAfter?: Date | null;
 }
 
 /** Newest first; a search may instead ask for the best matches first. */
 export type MeetingOrder = 'newest' | 'relevance';
+
+/** How far ahead of the server's clock `updated_after` may be (a client's clock running fast). */
+const FUTURE_SKEW_MS = 60_000;
 
 export interface MeetingPage extends Page<MeetingDoc> {
   /** The search the page was found by, to show where each meeting matched. */
@@ -55,6 +61,15 @@ const newest = [
  * (5,000 ids: ~30 ms of the engine's time a query), and a command is at most 16 MiB.
  */
 export const IDS_SENT_AT_MOST = 1000;
+
+/**
+ * Least recently updated first: the change log's order (change-log.ts), in which a meeting changed
+ * again moves to the end, so paging stays stable while meetings keep changing.
+ */
+const updated = [
+  ['updatedAt', 1, 'date'],
+  ['recordingId', 1, 'number'],
+] as const satisfies KeysetOrder;
 
 /** `score` is a meeting's relevance to the search: not a stored field, the cursor carries it. */
 const relevance = [['score', -1, 'number'], ...newest] as const satisfies KeysetOrder;
@@ -99,6 +114,12 @@ async function meetingsFilter(
     clauses.push({ companyDomain: { $in: filter.companyDomains.map((d) => d.toLowerCase()) } });
   }
   if (filter.domainsType && filter.domainsType !== 'all') clauses.push({ domainsType: filter.domainsType });
+  if (filter.updatedAfter) {
+    // Up to the settled end of the log only: a change logged later cannot take a time before it,
+    // so a client asking again after the last updatedAt it saw misses nothing.
+    const settled = await settledPosition(collections, new Date());
+    clauses.push({ updatedAt: { $gt: filter.updatedAfter, $lte: settled.at } });
+  }
   if (filter.createdAfter) clauses.push({ createdAt: { $gt: filter.createdAfter } });
   if (filter.createdBefore) clauses.push({ createdAt: { $lt: filter.createdBefore } });
   if (filter.meetingType != null) {
@@ -140,10 +161,13 @@ export async function listMeetings(
       'BAD_USER_INPUT',
       'Meetings are ordered by relevance to a search: give filter.search.',
     );
+  if (filter.updatedAfter) checkUpdatedAfter(filter.updatedAfter, order);
   const keyset =
     order === 'relevance'
       ? new Keyset('meetings by relevance', relevance, filter)
-      : new Keyset('meetings', newest, filter);
+      : filter.updatedAfter
+        ? new Keyset('meetings by update', updated, filter)
+        : new Keyset('meetings', newest, filter);
   // A bad cursor is refused before any work, and even when nothing can match.
   const after = keyset.position(request.after);
   const found = search ? await findRecordings(collections, search, order === 'relevance') : null;
@@ -157,6 +181,20 @@ export async function listMeetings(
   if (found && found.size > IDS_SENT_AT_MOST)
     return { ...(await pageAmong(collections, viewer, keyset, query, found, request)), search };
   return { ...(await findPage(collections.meetings, keyset, query, request)), search };
+}
+
+/** `updated_after` lists in the order of updates, from an instant that has passed. */
+function checkUpdatedAfter(updatedAfter: Date, order: MeetingOrder): void {
+  if (order === 'relevance')
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      'Meetings updated after an instant are listed in the order they were updated: leave out orderBy RELEVANCE.',
+    );
+  if (updatedAfter.getTime() > Date.now() + FUTURE_SKEW_MS)
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `updated_after (updatedAfter) is in the future (the server's time is ${new Date().toISOString()}): pass the updated_at of the last meeting you received.`,
+    );
 }
 
 /** A page of the found meetings among those `query` selects, for a search found too broad to send. */

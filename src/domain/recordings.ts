@@ -3,15 +3,18 @@
  * batches) and by ingestion (one at a time). Derived fields (invitee domains, company, sharing summary) are computed here, so
  * no caller can store them inconsistently.
  */
-import { BSON, type Collection, type ObjectId, type UpdateFilter } from 'mongodb';
+import { BSON, type Collection, ObjectId, type UpdateFilter } from 'mongodb';
 import { bulkWriteAcross, type Collections, namespaceOf } from '../db/collections.js';
 import {
+  type ChangeKind,
   type ContentKind,
   type ContentOf,
   contentKinds,
   type MeetingDoc,
+  type PendingChangeDoc,
   RECORDING_ID_COUNTER,
 } from '../db/documents.js';
+import { audienceOf, type ChangeToLog, logChanges, sharingChanged } from './change-log.js';
 import { type Clock, systemClock } from './clock.js';
 import { storedContentOf } from './content.js';
 import { fanOutContentReady, markReady, readyMarkModels, recipientsOf } from './content-ready.js';
@@ -50,6 +53,8 @@ export interface RecordingInput extends StoredAsGiven {
 
 export interface StoredRecording {
   meeting: MeetingDoc;
+  /** What this call changed (none: it was stored like this already); in the change log. */
+  changes: ChangeKind[];
   /** True exactly once per recording: when it is first stored with its summary. */
   becameReady: boolean;
   /** Webhook events this call queued (only when it became ready). */
@@ -66,11 +71,11 @@ export interface ResolvedReferences {
   sharedTeamIds: ObjectId[];
 }
 
-/** The meeting document of a recording, without `_id` and its readiness marks. */
+/** The meeting document of a recording, without `_id`, its readiness marks and its place in the change log. */
 export function meetingFieldsOf(
   input: RecordingInput,
   refs: ResolvedReferences,
-): Omit<MeetingDoc, '_id' | 'contentReadyAt'> {
+): Omit<MeetingDoc, '_id' | 'contentReadyAt' | 'updatedAt' | 'changeSeq'> {
   const invitees = input.calendarInvitees.map((i) => describeInvitee(i, refs.orgDomains));
   return {
     recordingId: refs.recordingId,
@@ -96,6 +101,85 @@ export function meetingFieldsOf(
     sharedTeamIds: refs.sharedTeamIds,
     sharedWithAllTeams: input.sharing.allTeams,
   };
+}
+
+type MeetingFields = ReturnType<typeof meetingFieldsOf>;
+
+/** What a recording says about its meeting besides who may see it: a change to it is a content change. */
+function detailsOf(m: MeetingFields) {
+  return JSON.stringify([
+    m.recorderId,
+    m.teamId,
+    m.title,
+    m.meetingTitle,
+    m.meetingTypeId,
+    m.url,
+    m.shareUrl,
+    m.createdAt,
+    m.scheduledStartTime,
+    m.scheduledEndTime,
+    m.recordingStartTime,
+    m.recordingEndTime,
+    m.transcriptLanguage,
+    m.meetingUrl,
+    m.calendarInvitees,
+  ]);
+}
+
+/** A recording as stored now: its meeting, and the version of each kind of content it has. */
+interface StoredState {
+  meeting: MeetingDoc;
+  versions: Map<ContentKind, string | undefined>;
+}
+
+/** The stored state of the recordings `writes` are about (those stored before): one query per kind brought. */
+async function storedStates(
+  collections: Collections,
+  recordingIds: readonly number[],
+  writes: readonly ContentWrite[],
+): Promise<Map<number, StoredState>> {
+  const kinds = contentKinds.filter((kind) => writes.some((w) => w.kind === kind));
+  const [meetings, ...versions] = await Promise.all([
+    collections.meetings.find({ recordingId: { $in: [...recordingIds] } }).toArray(),
+    ...kinds.map((kind) =>
+      (collections[kind] as unknown as Collection<{ recordingId: number; version?: string }>)
+        .find(
+          { recordingId: { $in: writes.filter((w) => w.kind === kind).map((w) => w.recordingId) } },
+          { projection: { _id: 0, recordingId: 1, version: 1 } },
+        )
+        .toArray(),
+    ),
+  ]);
+  const states = new Map(meetings.map((meeting) => [meeting.recordingId, { meeting, versions: new Map() }]));
+  kinds.forEach((kind, i) => {
+    for (const doc of versions[i]!) states.get(doc.recordingId)?.versions.set(kind, doc.version);
+  });
+  return states as Map<number, StoredState>;
+}
+
+/**
+ * What storing `fields` (and `writes`) over `stored` changes: created, or content and sharing, or
+ * nothing. A recording cannot move to another organisation: its id is its organisation's.
+ */
+function changesOf(
+  stored: StoredState | undefined,
+  fields: MeetingFields,
+  writes: readonly ContentWrite[],
+): ChangeKind[] {
+  if (!stored) return ['created'];
+  const { meeting } = stored;
+  if (!meeting.orgId.equals(fields.orgId))
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `Recording ${fields.recordingId} belongs to another organisation than its recorder's: a recording stays in the organisation it was first stored in. Delete it first to store it anew.`,
+    );
+  const kinds: ChangeKind[] = [];
+  const contentChanged = writes.some(
+    (w) => w.recordingId === fields.recordingId && stored.versions.get(w.kind) !== w.stored.version,
+  );
+  if (contentChanged || detailsOf(meeting) !== detailsOf(fields)) kinds.push('content');
+  if (sharingChanged(audienceOf(meeting), audienceOf(fields))) kinds.push('sharing');
+  return kinds;
 }
 
 /** How far past an explicit id a server moves the counter (see ReferenceCache.counterPast). */
@@ -195,7 +279,9 @@ async function writeMeetings(
     );
     stored = ids.map((id) => byId.get(id)!);
   }
-  return stored.map(({ summaryPending: _, summaryPendingSince: __, ...meeting }) => meeting);
+  return stored.map(
+    ({ summaryPending: _, summaryPendingSince: __, pendingChange: ___, ...meeting }) => meeting,
+  );
 }
 
 /** MongoDB's document limit, less room for the update around it. */
@@ -230,7 +316,7 @@ const contentNames: Record<ContentKind, string> = {
 interface ContentWrite {
   kind: ContentKind;
   recordingId: number;
-  stored: object;
+  stored: { version: string };
 }
 
 /** A content write as an update, whichever command carries it. */
@@ -325,18 +411,33 @@ export async function storeRecordings(
     }),
   );
 
+  const states = await storedStates(collections, recordingIds, contentWrites);
+  const fields = inputs.map((input, i) =>
+    meetingFieldsOf(input, { ...resolved[i]!, recordingId: recordingIds[i]! }),
+  );
+  const changes = fields.map((f) => changesOf(states.get(f.recordingId), f, contentWrites));
+  // A change is marked in the write that stores it, and logged once its content is written too:
+  // should this process die in between, a worker's sweep logs it (change-log.ts).
+  const marks = changes.map((kinds, i): PendingChangeDoc | null => {
+    if (kinds.length === 0) return null;
+    const stored = states.get(recordingIds[i]!)?.meeting;
+    return { id: new ObjectId(), kinds, since: now, before: stored ? audienceOf(stored) : null };
+  });
+
   const meetings = await writeMeetings(
     collections,
-    inputs.map((input, i) => {
-      const recordingId = recordingIds[i]!;
-      const fields = meetingFieldsOf(input, { ...resolved[i]!, recordingId });
+    fields.map((meetingFields, i) => {
+      const mark = marks[i];
       // A summary about to be written: should this process die before the ready mark below, a
       // worker's sweep sees the intent and marks it (finishPendingFanOuts).
-      const set = hasSummary[i] ? { ...fields, summaryPending: true, summaryPendingSince: now } : fields;
-      return {
-        recordingId,
-        update: { $set: set, $setOnInsert: { contentReadyAt: null, eventsPending: false } },
+      const set = {
+        ...meetingFields,
+        ...(hasSummary[i] && { summaryPending: true, summaryPendingSince: now }),
+        ...(mark && { pendingChange: mark }),
       };
+      // Its time and position come with its entry in the log.
+      const setOnInsert = { contentReadyAt: null, eventsPending: false, updatedAt: now, changeSeq: 0 };
+      return { recordingId: meetingFields.recordingId, update: { $set: set, $setOnInsert: setOnInsert } };
     }),
   );
   const summarised = meetings.filter((_, i) => hasSummary[i]);
@@ -355,6 +456,20 @@ export async function storeRecordings(
       summarised.filter((m) => !m.contentReadyAt).map((m) => m.recordingId),
     ),
   );
+  const logged: ChangeToLog[] = meetings.flatMap((meeting, i) => {
+    const mark = marks[i];
+    if (!mark) return [];
+    return [
+      {
+        recordingId: meeting.recordingId,
+        orgId: meeting.orgId,
+        pending: mark,
+        before: mark.before ?? null,
+        after: audienceOf(meeting),
+      },
+    ];
+  });
+  await logChanges(collections, logged, now);
   const queued = new Map<number, number>();
   if (made.size > 0) {
     const ready = summarised.filter((m) => made.has(m.recordingId));
@@ -368,8 +483,9 @@ export async function storeRecordings(
       queued.set(meeting.recordingId, created[i]!);
     });
   }
-  return meetings.map((meeting) => ({
+  return meetings.map((meeting, i) => ({
     meeting,
+    changes: changes[i]!,
     becameReady: made.has(meeting.recordingId),
     eventsQueued: queued.get(meeting.recordingId) ?? 0,
   }));

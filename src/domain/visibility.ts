@@ -4,7 +4,7 @@
  * a test holds them to each other.
  */
 import type { Filter, ObjectId } from 'mongodb';
-import type { MeetingDoc, UserDoc } from '../db/documents.js';
+import type { AudienceDoc, MeetingDoc, UserDoc } from '../db/documents.js';
 import type { Viewer } from './viewer.js';
 
 /** Teams whose shared meetings the viewer's view_access covers (rule 4); `all` for all_teams. */
@@ -43,7 +43,7 @@ export function visibleMeetingsFilter({ user }: Viewer): Filter<MeetingDoc> {
   return { $or: ways };
 }
 
-export function canSee({ user }: Viewer, meeting: MeetingDoc): boolean {
+export function canSee({ user }: Viewer, meeting: AudienceDoc): boolean {
   if (meeting.recorderId.equals(user._id)) return true;
   if (meeting.sharedWithEmails.includes(user.email)) return true;
   if (!meeting.orgId.equals(user.orgId)) return false;

@@ -36,6 +36,7 @@ export type RestMeetingFragment = {
   sharedWith: SharedWith;
   transcriptLanguage: string;
   meetingUrl: string | null;
+  updatedAt: string;
   transcriptJson?: unknown;
   defaultSummaryJson?: unknown;
   actionItemsJson?: unknown;

@@ -50,8 +50,16 @@ export type RestMeetingBody = Omit<z.output<typeof S.Meeting>, ContentPart> & {
   [P in ContentPart]?: unknown;
 };
 
-/** A Meeting as REST shows it; the optional parts only when their flag is set. */
-export function restMeeting(m: RestMeetingFragment, include: Includes): RestMeetingBody {
+/**
+ * A Meeting as REST shows it; the optional parts only when their flag is set. `extensions`: with
+ * what this service adds to the public shape (`updated_at`); content-ready webhook bodies leave it
+ * out, so that they stay what the public service sends.
+ */
+export function restMeeting(
+  m: RestMeetingFragment,
+  include: Includes,
+  { extensions = true }: { extensions?: boolean } = {},
+): RestMeetingBody {
   return {
     title: m.title,
     meeting_title: m.meetingTitle,
@@ -84,6 +92,7 @@ export function restMeeting(m: RestMeetingFragment, include: Includes): RestMeet
       team: m.recordedBy.team,
     },
     meeting_url: m.meetingUrl,
+    ...(extensions ? { updated_at: m.updatedAt } : {}),
     ...(include.include_transcript ? { transcript: m.transcriptJson ?? null } : {}),
     ...(include.include_summary ? { default_summary: m.defaultSummaryJson ?? null } : {}),
     ...(include.include_action_items ? { action_items: m.actionItemsJson } : {}),

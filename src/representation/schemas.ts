@@ -130,6 +130,10 @@ export const Meeting = z
     calendar_invitees: z.array(Invitee),
     recorded_by: Recorder,
     meeting_url: z.url().nullable(),
+    updated_at: timestamp().optional().meta({
+      description:
+        'An extension of this service: when the meeting last changed (created, content, sharing); what updated_after compares. Not in webhook events of content ready.',
+    }),
     transcript: z
       .array(TranscriptEntry)
       .nullable()

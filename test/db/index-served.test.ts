@@ -237,6 +237,7 @@ describe('every query the app sends is served by an index', () => {
     await ingest(t, recordingJson(gina, { sharing: { users: [tom], teams: [], all_teams: false } }));
     const worker = new DeliveryWorker({
       collections: t.app.database.collections,
+      media: t.app.database.media,
       logger: silentLogger,
       egress: new EgressGuard(['127.0.0.1/32']),
       timeoutMs: 3_000,

@@ -50,7 +50,7 @@ afterAll(async () => {
 
 const collections = () => t.app.database.collections;
 
-const newWorker = (options: Partial<WorkerOptions> = {}) => testWorker(collections(), workers, options);
+const newWorker = (options: Partial<WorkerOptions> = {}) => testWorker(t.app.database, workers, options);
 
 /** Delivers everything due, after moving the clock up to the real time if it is behind. */
 async function drain(worker: DeliveryWorker, clock: FakeClock): Promise<number> {

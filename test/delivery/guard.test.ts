@@ -204,6 +204,7 @@ describe('through the API', () => {
       );
     const worker = new DeliveryWorker({
       collections,
+      media: t.app.database.media,
       logger: silentLogger,
       egress: new EgressGuard(),
       timeoutMs: 3_000,
@@ -224,6 +225,7 @@ describe('through the API', () => {
     );
     const allowed = new DeliveryWorker({
       collections,
+      media: t.app.database.media,
       logger: silentLogger,
       egress: new EgressGuard(['127.0.0.1/32']),
     });

@@ -3,7 +3,7 @@
  * format, and webhooks made through GraphQL. Receivers are in ../support/receiver.ts.
  */
 import { demoPersonas } from '../../seeds/index.js';
-import type { Collections } from '../../src/db/collections.js';
+import type { Database } from '../../src/db/connection.js';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { DeliveryWorker, type WorkerOptions } from '../../src/delivery/worker.js';
 import { hashSecret } from '../../src/domain/viewer.js';
@@ -59,13 +59,14 @@ export function fakeClock(start = Date.now()): FakeClock {
  * `options.clock`), added to `workers` for the test to stop.
  */
 export function testWorker(
-  collections: Collections,
+  { collections, media }: Pick<Database, 'collections' | 'media'>,
   workers: DeliveryWorker[],
   options: Partial<WorkerOptions> = {},
 ): { worker: DeliveryWorker; clock: FakeClock } {
   const clock = (options.clock as FakeClock | undefined) ?? fakeClock();
   const worker = new DeliveryWorker({
     collections,
+    media,
     logger: silentLogger,
     egress: new EgressGuard(['127.0.0.1/32']),
     clock,

@@ -33,6 +33,7 @@ describe('timeouts', () => {
     const { collections } = t.app.database;
     const worker = new DeliveryWorker({
       collections,
+      media: t.app.database.media,
       logger: silentLogger,
       egress: new EgressGuard(['127.0.0.1/32']),
     });
@@ -67,6 +68,7 @@ describe('timeouts', () => {
     const { collections } = t.app.database;
     const worker = new DeliveryWorker({
       collections,
+      media: t.app.database.media,
       logger: silentLogger,
       egress: new EgressGuard(['127.0.0.1/32']),
       pollMs: 50,

@@ -43,6 +43,7 @@ describe('connections page forward only', () => {
       }
     }
     expect(Object.keys(connectionFields).sort()).toEqual([
+      'Query.meetingChanges',
       'Query.meetingTypes',
       'Query.meetings',
       'Query.teamMembers',

@@ -28,6 +28,8 @@ const requiredFields = [
   'calendar_invitees',
   'recorded_by',
   'meeting_url',
+  // An extension of this service (docs/api/mirroring.md).
+  'updated_at',
 ];
 const optionalFields = ['transcript', 'default_summary', 'action_items', 'highlights', 'crm_matches'];
 

@@ -26,6 +26,8 @@ export type MeetingFilter = {
   search?: string | null | undefined;
   /** Names of the recorder's team. */
   teams?: Array<string> | null | undefined;
+  /** Meetings changed after this instant, least recently changed first (the order of the change feed; orderBy is then ignored, and RELEVANCE refused). To poll, ask again with the updatedAt of the last meeting received: a change logged late still comes after it. Removals show only in meetingChanges. */
+  updatedAfter?: string | null | undefined;
 };
 
 export type MeetingsWithSummariesQueryVariables = Exact<{

@@ -405,14 +405,24 @@ export class Index {
     return undefined;
   }
 
-  /** Whether a query with these equality conditions only asks for documents this index holds. */
-  coversQuery(equalities: ReadonlyMap<string, string>): boolean {
+  /**
+   * Whether a query with these equality conditions, and these fields it asks to exist, only asks
+   * for documents this index holds.
+   */
+  coversQuery(equalities: ReadonlyMap<string, string>, existing: ReadonlySet<string>): boolean {
     if (!this.partial) return true;
     const expression = this.spec.partialFilterExpression ?? {};
-    // Only the plain `{field: value}` form is recognised: the query must repeat it exactly.
-    return Object.entries(expression).every(
-      ([field, value]) => !isPlainObject(value) && equalities.get(field) === keyString(value),
-    );
+    // Two forms are recognised, which the query must repeat: `{field: value}`, and
+    // `{field: {$exists: true}}` (the query saying `$exists: true` on the field, or an equality).
+    return Object.entries(expression).every(([field, value]) => {
+      if (isPlainObject(value))
+        return (
+          Object.keys(value).length === 1 &&
+          value.$exists === true &&
+          (existing.has(field) || (equalities.has(field) && equalities.get(field) !== keyString(null)))
+        );
+      return equalities.get(field) === keyString(value);
+    });
   }
 
   /**

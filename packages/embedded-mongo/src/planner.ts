@@ -256,6 +256,13 @@ function equalitiesOf(fields: Conjunction['fields']): Map<string, string> {
   return out;
 }
 
+/** Fields the conjunction asks to exist (`$exists: true`): to tell whether a partial index applies. */
+function existingOf(fields: Conjunction['fields']): Set<string> {
+  return new Set(
+    fields.filter(({ cond }) => isPlainObject(cond) && cond.$exists === true).map(({ path }) => path),
+  );
+}
+
 /** Indexes the planner may use: ordered, not hidden. */
 function plannable(coll: Collection): Index[] {
   return [...coll.indexes.values()].filter((index) => index.ordered && index.spec.hidden !== true);
@@ -277,7 +284,7 @@ function indexPlan(
   sort: SortKey[],
   forced = false,
 ): IndexPlan | null {
-  if (!forced && index.isPartial && !index.coversQuery(equalitiesOf(fields))) return null;
+  if (!forced && index.isPartial && !index.coversQuery(equalitiesOf(fields), existingOf(fields))) return null;
   const bounds = boundsFor(index, fields);
   const leadBounded = !isFull(bounds[0]!);
   const sorted = sort.length > 0 ? sortedScans(index, bounds, sort) : null;

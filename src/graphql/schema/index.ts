@@ -3,6 +3,7 @@ import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/ut
 import { specifiedDirectives } from 'graphql';
 import { builder } from '../builder.js';
 import './meeting.js';
+import './meeting-change.js';
 import './meeting-content.js';
 import './team.js';
 import './meeting-type.js';

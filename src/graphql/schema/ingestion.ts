@@ -1,14 +1,18 @@
 /**
- * `ingestRecording`: stores one recording with its content and, sent as a GraphQL multipart
- * request, its media file, for the recording pipeline. Only the ingestion service may call it:
- * `Authorization: Bearer <token>` whose SHA-256 is configured as INGEST_TOKEN_SHA256 (recognised
- * with the other credentials, src/domain/viewer.ts); API keys and connected apps are refused.
+ * The recording pipeline's mutations. `ingestRecording` stores one recording with its content and,
+ * sent as a GraphQL multipart request, its media file; storing it again updates it.
+ * `deleteRecording` deletes one. Only the ingestion service may call them: `Authorization: Bearer
+ * <token>` whose SHA-256 is configured as INGEST_TOKEN_SHA256 (recognised with the other
+ * credentials, src/domain/viewer.ts); API keys and connected apps are refused.
  */
+
+import { deleteRecording } from '../../domain/deletion.js';
 import { DomainError } from '../../domain/errors.js';
 import { ingestRecording } from '../../domain/ingestion.js';
 import type { StoredRecording } from '../../domain/recordings.js';
 import { builder } from '../builder.js';
 import { Media } from './download.js';
+import { MeetingChangeKind } from './meeting-change.js';
 
 const IngestRecordingPayload = builder.objectRef<StoredRecording>('IngestRecordingPayload').implement({
   fields: (t) => ({
@@ -16,6 +20,12 @@ const IngestRecordingPayload = builder.objectRef<StoredRecording>('IngestRecordi
     contentReady: t.boolean({
       description: 'The recording has its summary (now or from an earlier ingestion).',
       resolve: (r) => r.meeting.contentReadyAt !== null,
+    }),
+    changes: t.field({
+      type: [MeetingChangeKind],
+      description:
+        'What this ingestion changed, as the change feed (meetingChanges) shows it; empty when the recording was stored like this already. Media counts as a change of its own.',
+      resolve: (r) => r.changes,
     }),
     becameReady: t.boolean({
       description: 'This ingestion made its content ready: webhook events and live updates fired.',
@@ -80,5 +90,17 @@ builder.mutationField('ingestRecording', (t) =>
           : undefined,
       );
     },
+  }),
+);
+
+builder.mutationField('deleteRecording', (t) =>
+  t.boolean({
+    skipTypeScopes: true,
+    authScopes: { ingestionService: true },
+    description:
+      'Deletes a recording with its content, media, downloads and pending deliveries (service credential only); the change feed keeps it as a DELETED change. True when this call deleted it, false when there was nothing to delete (never stored, or deleted already): deleting twice is no error.',
+    args: { recordingId: t.arg.int({ required: true }) },
+    resolve: (_root, { recordingId }, context) =>
+      deleteRecording(context.collections, context.services.media, recordingId, new Date()),
   }),
 );

@@ -136,6 +136,11 @@ builder.node(Meeting, {
     }),
     recordedBy: t.field({ type: Recorder, resolve: (m) => m }),
     crmMatches: t.field({ type: CrmMatches, resolve: (m, _a, { loaders }) => loaders.crmMatches.load(m) }),
+    updatedAt: t.expose('updatedAt', {
+      type: 'DateTime',
+      description:
+        'When it last changed (created, content, sharing): its time in the change feed (meetingChanges). filter.updatedAfter lists meetings changed after an instant.',
+    }),
   }),
 });
 
@@ -166,6 +171,12 @@ const MeetingFilter = builder.inputType('MeetingFilter', {
       required: false,
       description:
         'Meetings any of these people attended: a calendar invitee, or a transcript speaker matched to one. Not in the REST API.',
+    }),
+    updatedAfter: t.field({
+      type: 'DateTime',
+      required: false,
+      description:
+        'Meetings changed after this instant, least recently changed first (the order of the change feed; orderBy is then ignored, and RELEVANCE refused). To poll, ask again with the updatedAt of the last meeting received: a change logged late still comes after it. Removals show only in meetingChanges.',
     }),
     search: t.string({
       required: false,

@@ -1,6 +1,6 @@
-import { MongoBulkWriteError } from 'mongodb';
+import { type Document, MongoBulkWriteError } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTarget, rejection, type Target } from './target.js';
+import { connectTarget, rejection, stagesOf, type Target } from './target.js';
 
 let target: Target;
 
@@ -224,6 +224,37 @@ describe('unique indexes', () => {
     await c.deleteOne({ _id: 6 } as never);
     expect(await ids({ status: 'pending' })).toEqual([3, 5]);
     expect(await ids({ status: 'done' })).toEqual([1, 2]);
+  });
+
+  it('a partial index on documents where a field exists serves a query that says $exists: true, and finds the same', async () => {
+    const c = coll('partial_exists');
+    const at = (day: number) => new Date(Date.UTC(2026, 0, day));
+    await c.insertMany([
+      { _id: 1, due: at(1) },
+      { _id: 2, due: at(5) },
+      { _id: 3 },
+      { _id: 4, due: null },
+      { _id: 5, due: at(9) },
+    ] as never[]);
+    const ids = async (filter: object) => (await c.find(filter).sort({ _id: 1 }).toArray()).map((d) => d._id);
+    const queries = [
+      { due: { $exists: true, $lte: at(6) } },
+      { due: at(9) },
+      { due: null },
+      { due: { $lte: at(6) } },
+    ];
+    const before = await Promise.all(queries.map(ids));
+    expect(before).toEqual([[1, 2], [5], [3, 4], [1, 2]]);
+    await c.createIndex({ due: 1 }, { partialFilterExpression: { due: { $exists: true } } });
+    expect(await Promise.all(queries.map(ids))).toEqual(before);
+    const plan = async (filter: object) =>
+      stagesOf((await c.find(filter).explain('queryPlanner')).queryPlanner.winningPlan as Document).map(
+        (s) => s.stage,
+      );
+    expect(await plan(queries[0]!)).toContain('IXSCAN');
+    expect(await plan(queries[1]!)).toContain('IXSCAN');
+    // Missing fields and nulls are not in the index: it cannot answer this one.
+    expect(await plan(queries[2]!)).toContain('COLLSCAN');
   });
 
   it('queries naming every field of a compound (or partial) index find the same documents as without it', async () => {
