@@ -189,7 +189,10 @@ export interface LogRead {
   entries: ChangeEntry[];
   /** The last position read without a gap before it (voids included); `after` when none. */
   end: number;
-  /** Whether positions after `end` may hold entries already: read again from `end`. */
+  /**
+   * Whether positions after `end` hold entries to read now (read again from `end`); false at the
+   * end of the log, and before a gap whose writer may still be writing (read again later).
+   */
   more: boolean;
 }
 
@@ -221,7 +224,7 @@ export async function readLog(
       if (!('void' in row)) entries.push(row);
     }
     if (!gap) return { entries, end, more: rows.length === limit };
-    if (now.getTime() - gap.successor.loggedAt.getTime() < GAP_GRACE_MS) return { entries, end, more: true };
+    if (now.getTime() - gap.successor.loggedAt.getTime() < GAP_GRACE_MS) return { entries, end, more: false };
     await voidPositions(collections, gap.from, gap.to, now);
     // Read again from the start: the gap now holds voids, or the entries that beat them to it.
   }
