@@ -16,6 +16,8 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 export type CreateWebhookInput = {
   /** http(s); its host must resolve to public addresses only. */
   destinationUrl: string;
+  /** What it is sent: content ready alone by default (as webhooks made through REST); add MEETING_UPDATED and MEETING_DELETED to keep a mirror in sync. Each is sent for the meetings triggeredFor covers. */
+  events?: Array<WebhookEvent> | null | undefined;
   includeActionItems?: boolean | null | undefined;
   includeCrmMatches?: boolean | null | undefined;
   includeSummary?: boolean | null | undefined;
@@ -64,6 +66,14 @@ export type UserFilter = {
   /** A team name. */
   team?: string | null | undefined;
 };
+
+export type WebhookEvent =
+  /** A meeting whose content became ready (stored with its summary), once; its body is the bare Meeting, as the public API sends it. */
+  | 'CONTENT_READY'
+  /** A meeting you could see was deleted, or is no longer shared with you. Body: {type, timestamp, data: {recording_id, reason: "deleted" | "unshared"}}. */
+  | 'MEETING_DELETED'
+  /** A meeting you may see changed (content or sharing), after it was created. Body: Standard Webhooks' {type, timestamp, data: {recording_id, changes, meeting}}. */
+  | 'MEETING_UPDATED';
 
 export type RestCreateWebhookMutationVariables = Exact<{
   input: CreateWebhookInput;

@@ -17,6 +17,7 @@ import { ContentCache } from './domain/content-cache.js';
 import { ContentReadyFeed } from './domain/content-ready-feed.js';
 import { CredentialCache } from './domain/credential-cache.js';
 import { CredentialUsage } from './domain/credential-usage.js';
+import { LiveChanges } from './domain/live-changes.js';
 import { mediaInMemory, storeMedia } from './domain/media.js';
 import { MediaLinks } from './domain/media-links.js';
 import { OutboxHint } from './domain/outbox.js';
@@ -125,6 +126,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
 
   const usage = new CredentialUsage(database.collections, config.LAST_USED_WRITE_MS);
   const contentReadyFeed = new ContentReadyFeed(database.collections, logger, config.SUBSCRIPTION_POLL_MS);
+  const liveChanges = new LiveChanges(database.collections, logger, config.SUBSCRIPTION_POLL_MS);
   // Links name the service as its users reach it; unset, the address it listens on (known below).
   let publicUrl = config.PUBLIC_URL ?? '';
   const mediaLinks = await MediaLinks.load(database.collections, () => publicUrl);
@@ -133,6 +135,7 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
   const services: ResolverServices = {
     destinationCheck: new EgressGuard(config.EGRESS_ALLOW_CIDRS).destinationCheck,
     contentReadyFeed,
+    liveChanges,
     references: new ReferenceCache(database.collections, config.INGEST_CACHE_MS),
     media: database.media,
     mediaLinks,
@@ -235,7 +238,9 @@ export async function startApp(config: Config, logger: Logger): Promise<App> {
     worker,
     services,
     async close() {
-      contentReadyFeed.close(); // ends live subscriptions, so their streams do not hold the server open
+      // Ends live subscriptions, so their streams do not hold the server open.
+      contentReadyFeed.close();
+      liveChanges.close();
       // Connections whose stream just ended turn idle after closeGracefully looked: close those too.
       const idle = setInterval(() => server.closeIdleConnections(), 50);
       try {

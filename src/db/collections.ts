@@ -184,6 +184,12 @@ const indexes: { [K in CollectionName]: IndexDescription[] } = {
       unique: true,
       partialFilterExpression: { kind: 'webhook_event' },
     },
+    // A change event exists once per webhook and change.
+    {
+      key: { webhookId: 1, 'change.position': 1 },
+      unique: true,
+      partialFilterExpression: { kind: 'change_event' },
+    },
     { key: { status: 1, nextAttemptAt: 1 } },
     // A webhook's deliveries, newest first.
     { key: { webhookId: 1, createdAt: -1, _id: -1 } },

@@ -431,7 +431,16 @@ export interface WebhookDoc {
   disabledReason: string | null;
   /** Start of the current run of failed attempts; null after a success. */
   failingSince: Date | null;
+  /** What it is sent (webhooks made through GraphQL may choose); absent: content ready alone. */
+  events?: WebhookEventType[];
 }
+
+/**
+ * What a webhook may be sent: content ready (the public API's one event, its body the bare
+ * Meeting), and, opted in, the changes after it (Standard Webhooks `{type, timestamp, data}`).
+ */
+export type WebhookEventType = 'content_ready' | ChangeEventType;
+export type ChangeEventType = 'meeting.updated' | 'meeting.deleted';
 
 /** Named monotonic counters (recording ids). */
 export interface CounterDoc {
@@ -459,7 +468,12 @@ export const CHANGE_LOG_START = 'changeLogStart';
 /** A position up to which the change log is known to have no gap (domain/change-log.ts). */
 export const CHANGE_LOG_SETTLED = 'changeLogSettled';
 
-export type OutboxKind = 'webhook_event' | 'transcript_delivery' | 'summary_delivery' | 'download_delivery';
+export type OutboxKind =
+  | 'webhook_event'
+  | 'change_event'
+  | 'transcript_delivery'
+  | 'summary_delivery'
+  | 'download_delivery';
 /**
  * pending: due at nextAttemptAt (or leased); delivered: a 2xx came back; failed: retries exhausted,
  * 410, or the webhook disabled (can be redelivered); cancelled: nothing may be sent any more (the
@@ -481,6 +495,8 @@ export interface OutboxDoc {
   webhookId: ObjectId | null;
   /** For download deliveries: the download whose RecordingDownload is sent. */
   downloadId?: string;
+  /** For change events: the change (its position in the change log is unique per webhook). */
+  change?: OutboxChange;
   /** Who asked for it (the webhook owner, or the caller of a delivery). */
   requestedBy: ObjectId;
   destinationUrl: string;
@@ -502,6 +518,17 @@ export interface OutboxDoc {
   lastError: string | null;
   /** When it was delivered, failed or cancelled. */
   finishedAt: Date | null;
+}
+
+/** The change a change event tells of (domain/change-events.ts). */
+export interface OutboxChange {
+  type: ChangeEventType;
+  position: number;
+  kinds: ChangeKind[];
+  /** When it was logged: the event's timestamp. */
+  at: Date;
+  /** A meeting.deleted event's: deleted, or no longer shared with the webhook's owner. */
+  reason?: 'deleted' | 'unshared';
 }
 
 export type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'gone';

@@ -3,6 +3,9 @@
  *
  * - webhook event: the bare Meeting object in the public shape (docs/api/compatibility.md), with the parts the
  *   webhook's include flags ask for, and CRM matches from the owner's CRM;
+ * - change event (opted in): Standard Webhooks' `{type, timestamp, data}`, `data` the recording id
+ *   with what changed and the Meeting as above (`meeting.updated`), or why it is gone
+ *   (`meeting.deleted`);
  * - transcript delivery: `{"transcript": [...], "recording_id": N}`;
  * - summary delivery: `{"summary": {...}, "recording_id": N}`;
  * - download delivery: the RecordingDownload, as the download endpoints answer it.
@@ -180,6 +183,16 @@ export class Payloads {
           meeting &&
           serialiseJson({ summary: meeting.default_summary ?? null, recording_id: recordingId }).toString()
         );
+      }
+      case 'change_event': {
+        const change = message.change;
+        if (!webhook || !change) return null;
+        const event = (data: object) =>
+          serialiseJson({ type: change.type, timestamp: change.at.toISOString(), data }).toString();
+        if (change.type === 'meeting.deleted')
+          return event({ recording_id: recordingId, reason: change.reason ?? 'deleted' });
+        const meeting = await this.meetingAs(viewer, recordingId, webhookIncludes(webhook), loaders);
+        return meeting && event({ recording_id: recordingId, changes: change.kinds, meeting });
       }
       case 'download_delivery': {
         const download = await this.downloadAs(viewer, message, loaders);

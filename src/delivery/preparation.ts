@@ -142,10 +142,13 @@ export class Preparer {
     }
     const sender = await this.viewers.get(message.requestedBy);
     if (!sender) return { send: false, status: 'cancelled', reason: 'its owner is no longer an active user' };
-    // The sender's meetings loader applies the visibility rules.
-    const meeting = await sender.loaders.meetings.load(message.recordingId);
-    if (!meeting)
-      return { send: false, status: 'cancelled', reason: 'its owner may no longer see the recording' };
+    // The sender's meetings loader applies the visibility rules; a meeting.deleted event tells of a
+    // meeting its owner no longer sees, and carries nothing of it.
+    if (message.change?.type !== 'meeting.deleted') {
+      const meeting = await sender.loaders.meetings.load(message.recordingId);
+      if (!meeting)
+        return { send: false, status: 'cancelled', reason: 'its owner may no longer see the recording' };
+    }
     const secrets = webhook ? signingSecrets(webhook, now) : [];
     return { send: true, url: message.destinationUrl, secrets, webhook };
   }

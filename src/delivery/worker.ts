@@ -23,6 +23,7 @@ import type { Collections } from '../db/collections.js';
 import type { OutboxDoc } from '../db/documents.js';
 import type { MediaStore } from '../db/media-store.js';
 import { OutageBackoff } from '../db/outage.js';
+import { queueEventsOfChanges } from '../domain/change-events.js';
 import { settledPosition, trimLog } from '../domain/change-log.js';
 import { type Clock, systemClock } from '../domain/clock.js';
 import { finishPendingFanOuts } from '../domain/content-ready.js';
@@ -218,13 +219,17 @@ export class DeliveryWorker {
     return handled;
   }
 
-  /** Finishes what processes that died left behind: fan-outs, changes not logged, deletions. */
+  /**
+   * Finishes what processes that died left behind (fan-outs, changes not logged, deletions), then
+   * queues the webhook events of changes logged since the last sweep.
+   */
   private async sweep(): Promise<void> {
     const now = this.clock.now();
     const fanOuts = await finishPendingFanOuts(this.collections, now, this.sweepGraceMs);
     if (fanOuts > 0) this.logger.info({ meetings: fanOuts }, 'finished pending fan-outs');
     const changes = await finishPendingChanges(this.collections, this.media, now, this.sweepGraceMs);
     if (changes > 0) this.logger.info({ meetings: changes }, 'finished pending changes');
+    await queueEventsOfChanges(this.collections, now, this.hint);
   }
 
   /**

@@ -12,7 +12,15 @@
  */
 import type { ClientBulkWriteModel, ClientBulkWriteResult } from 'mongodb';
 import { type Collections, namespaceOf } from '../db/collections.js';
-import type { MeetingDoc, OrganisationDoc, TriggeredFor, UserDoc, WebhookDoc } from '../db/documents.js';
+import type {
+  AudienceDoc,
+  MeetingDoc,
+  OrganisationDoc,
+  TriggeredFor,
+  UserDoc,
+  WebhookDoc,
+  WebhookEventType,
+} from '../db/documents.js';
 import { type OutboxHint, queueWebhookEvents } from './outbox.js';
 import { ReferenceCache } from './reference-cache.js';
 import { isSharedWithAnyTeam } from './sharing.js';
@@ -28,7 +36,7 @@ export function viewerFor(user: UserDoc, org: OrganisationDoc): Viewer {
  * The category of `meeting` for the webhook owner (docs/api/access.md), or null when the owner
  * may not see it or no category covers it on the owner's plan.
  */
-export function categoryFor(owner: Viewer, meeting: MeetingDoc): TriggeredFor | null {
+export function categoryFor(owner: Viewer, meeting: AudienceDoc): TriggeredFor | null {
   if (!canSee(owner, meeting)) return null;
   const teamPlan = owner.org.plan === 'team';
   if (meeting.recorderId.equals(owner.user._id)) {
@@ -43,7 +51,7 @@ export function categoryFor(owner: Viewer, meeting: MeetingDoc): TriggeredFor | 
 }
 
 /** The owners whose webhooks might fire for a meeting: its recorder, its individual shares, its organisation's users. */
-function candidateOwners(meeting: MeetingDoc): object[] {
+function candidateOwners(meeting: AudienceDoc): object[] {
   const owners: object[] = [{ ownerId: meeting.recorderId }];
   if (meeting.sharedWithEmails.length > 0) owners.push({ ownerEmail: { $in: meeting.sharedWithEmails } });
   if (isSharedWithAnyTeam(meeting)) owners.push({ ownerOrgId: meeting.orgId });
@@ -51,7 +59,7 @@ function candidateOwners(meeting: MeetingDoc): object[] {
 }
 
 /** Whether `webhook` is among `meeting`'s candidates (candidateOwners, as a predicate). */
-function isCandidate(webhook: WebhookDoc, meeting: MeetingDoc): boolean {
+export function isCandidate(webhook: WebhookDoc, meeting: AudienceDoc): boolean {
   return (
     webhook.ownerId.equals(meeting.recorderId) ||
     meeting.sharedWithEmails.includes(webhook.ownerEmail) ||
@@ -59,23 +67,27 @@ function isCandidate(webhook: WebhookDoc, meeting: MeetingDoc): boolean {
   );
 }
 
+/** An enabled webhook whose owner is active, with the owner as the viewer of its rules. */
+export interface Candidate {
+  webhook: WebhookDoc;
+  owner: Viewer;
+}
+
 /**
- * The webhooks that get an event for each of `meetings` once it is ready: each candidate whose
- * owner is active, may see it, and whose `triggered_for` names its category for them. One query
- * for all of them (the union of their candidates), each meeting then taking its own. Owners and
- * their organisations come from `references` (ingestion's, kept a second; read every time by
- * default).
+ * The enabled webhooks of active owners who might see any of `meetings` (the union of their
+ * candidates): one query, owners and their organisations from `references` (ingestion's, kept a
+ * second; read every time by default). Each meeting then takes its own (isCandidate).
  */
-export async function recipientsOf(
+export async function candidateWebhooks(
   collections: Collections,
-  meetings: readonly MeetingDoc[],
+  meetings: readonly AudienceDoc[],
   references = new ReferenceCache(collections, 0),
-): Promise<WebhookDoc[][]> {
+): Promise<Candidate[]> {
   if (meetings.length === 0) return [];
   const webhooks = await collections.webhooks
     .find({ $or: meetings.flatMap(candidateOwners), disabledAt: null })
     .toArray();
-  if (webhooks.length === 0) return meetings.map(() => []);
+  if (webhooks.length === 0) return [];
   const ownerIds = new Map(webhooks.map((w) => [w.ownerId.toHexString(), w.ownerId]));
   const owners = (await references.users([...ownerIds.values()])).filter((u) => u.status === 'active');
   const orgIds = new Map(owners.map((u) => [u.orgId.toHexString(), u.orgId]));
@@ -89,13 +101,37 @@ export async function recipientsOf(
     const org = orgs.get(user.orgId.toHexString());
     if (org) viewers.set(user._id.toHexString(), viewerFor(user, org));
   }
+  return webhooks.flatMap((webhook) => {
+    const owner = viewers.get(webhook.ownerId.toHexString());
+    return owner ? [{ webhook, owner }] : [];
+  });
+}
+
+/** What a webhook is sent: content ready alone unless it chose (webhooks made before it could). */
+export function eventsOf(webhook: WebhookDoc): WebhookEventType[] {
+  return webhook.events ?? ['content_ready'];
+}
+
+/**
+ * The webhooks that get an event for each of `meetings` once it is ready: each candidate sent
+ * content ready whose owner may see it and whose `triggered_for` names its category for them.
+ */
+export async function recipientsOf(
+  collections: Collections,
+  meetings: readonly MeetingDoc[],
+  references = new ReferenceCache(collections, 0),
+): Promise<WebhookDoc[][]> {
+  const candidates = (await candidateWebhooks(collections, meetings, references)).filter(({ webhook }) =>
+    eventsOf(webhook).includes('content_ready'),
+  );
   return meetings.map((meeting) =>
-    webhooks.filter((webhook) => {
-      if (!isCandidate(webhook, meeting)) return false;
-      const owner = viewers.get(webhook.ownerId.toHexString());
-      const category = owner ? categoryFor(owner, meeting) : null;
-      return category !== null && webhook.triggeredFor.includes(category);
-    }),
+    candidates
+      .filter(({ webhook, owner }) => {
+        if (!isCandidate(webhook, meeting)) return false;
+        const category = categoryFor(owner, meeting);
+        return category !== null && webhook.triggeredFor.includes(category);
+      })
+      .map(({ webhook }) => webhook),
   );
 }
 

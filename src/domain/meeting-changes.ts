@@ -74,7 +74,7 @@ function positionOf(viewer: Viewer, cursor: string): number {
 }
 
 /** Whether the viewer could see the meeting before or after the change (their organisation's only). */
-function concerns(viewer: Viewer, entry: ChangeEntry): boolean {
+export function concerns(viewer: Viewer, entry: ChangeEntry): boolean {
   if (!entry.orgId.equals(viewer.org._id)) return false;
   return (
     (entry.before !== null && canSee(viewer, entry.before)) ||

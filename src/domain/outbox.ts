@@ -23,7 +23,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
 import { type Filter, MongoBulkWriteError, ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
-import type { AttemptOutcome, OutboxDoc, OutboxKind, OutboxStatus, WebhookDoc } from '../db/documents.js';
+import type {
+  AttemptOutcome,
+  OutboxChange,
+  OutboxDoc,
+  OutboxKind,
+  OutboxStatus,
+  WebhookDoc,
+} from '../db/documents.js';
 
 // ---------------------------------------------------------------- the hint
 
@@ -108,7 +115,7 @@ function unsent(now: Date) {
 export async function queueDelivery(
   collections: Collections,
   message: {
-    kind: Exclude<OutboxKind, 'webhook_event'>;
+    kind: Exclude<OutboxKind, 'webhook_event' | 'change_event'>;
     recordingId: number;
     requestedBy: ObjectId;
     destinationUrl: string;
@@ -147,22 +154,59 @@ export async function queueWebhookEvents(
       ...unsent(now),
     })),
   );
-  if (events.length === 0) return fanOuts.map(() => 0);
-  let refused = new Set<number>();
-  try {
-    await collections.outbox.insertMany(events, { ordered: false });
-  } catch (error) {
-    // Events queued before (a fan-out repeated, or another process fanning out the same meeting).
-    if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => e.code === 11000))
-      throw error;
-    refused = new Set([error.writeErrors].flat().map((e) => e.index));
-  }
-  if (refused.size < events.length) hint?.queued();
+  const refused = await insertOnce(collections, events, hint);
   const created = new Map<number, number>();
   events.forEach((event, i) => {
     if (!refused.has(i)) created.set(event.recordingId, (created.get(event.recordingId) ?? 0) + 1);
   });
   return fanOuts.map(({ recordingId }) => created.get(recordingId) ?? 0);
+}
+
+/**
+ * Inserts events in one unordered insert, those that exist already (unique per webhook and what
+ * they tell of) refused one by one, the others stored; says so on `hint` when one was. Returns the
+ * indexes of the refused.
+ */
+async function insertOnce(
+  collections: Collections,
+  events: OutboxDoc[],
+  hint?: OutboxHint,
+): Promise<Set<number>> {
+  if (events.length === 0) return new Set();
+  let refused = new Set<number>();
+  try {
+    await collections.outbox.insertMany(events, { ordered: false });
+  } catch (error) {
+    // Events queued before (a fan-out repeated, or another process queueing the same).
+    if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => e.code === 11000))
+      throw error;
+    refused = new Set([error.writeErrors].flat().map((e) => e.index));
+  }
+  if (refused.size < events.length) hint?.queued();
+  return refused;
+}
+
+/**
+ * Queues change events (meeting.updated, meeting.deleted) unless they exist: (webhook, change) is
+ * unique among them, so queueing again creates nothing twice. Returns how many it created.
+ */
+export async function queueChangeEvents(
+  collections: Collections,
+  events: readonly { webhook: WebhookDoc; recordingId: number; change: OutboxChange }[],
+  now: Date,
+  hint?: OutboxHint,
+): Promise<number> {
+  const docs: OutboxDoc[] = events.map(({ webhook, recordingId, change }) => ({
+    _id: new ObjectId(),
+    kind: 'change_event' as const,
+    webhookId: webhook._id,
+    recordingId,
+    change,
+    requestedBy: webhook.ownerId,
+    destinationUrl: webhook.url,
+    ...unsent(now),
+  }));
+  return docs.length - (await insertOnce(collections, docs, hint)).size;
 }
 
 // ---------------------------------------------------------------- the worker's side

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
-import type { OutboxDoc, TriggeredFor, WebhookDoc } from '../db/documents.js';
+import type { OutboxDoc, TriggeredFor, WebhookDoc, WebhookEventType } from '../db/documents.js';
 import { checkedDestination, type DestinationCheck } from './deliveries.js';
 import { DomainError } from './errors.js';
 import {
@@ -26,6 +26,8 @@ export interface WebhookInput {
   includeCrmMatches: boolean;
   includeSummary: boolean;
   includeActionItems: boolean;
+  /** What it is sent; content ready alone when left out (webhooks made through REST). */
+  events?: WebhookEventType[];
 }
 
 /** After a rotation the former secret keeps signing (besides the new one) this long. */
@@ -50,6 +52,8 @@ export async function createWebhook(
 ): Promise<WebhookDoc> {
   if (input.triggeredFor.length === 0)
     throw new DomainError('BAD_USER_INPUT', 'triggered_for needs at least one value.');
+  const events = [...new Set<WebhookEventType>(input.events ?? ['content_ready'])];
+  if (events.length === 0) throw new DomainError('BAD_USER_INPUT', 'events needs at least one value.');
   if (
     !(input.includeTranscript || input.includeCrmMatches || input.includeSummary || input.includeActionItems)
   ) {
@@ -76,6 +80,7 @@ export async function createWebhook(
     disabledAt: null,
     disabledReason: null,
     failingSince: null,
+    events,
   };
   await collections.webhooks.insertOne(webhook);
   return webhook;

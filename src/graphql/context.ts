@@ -6,6 +6,7 @@ import type { Collections } from '../db/collections.js';
 import type { MediaStore } from '../db/media-store.js';
 import type { ContentReadyFeed } from '../domain/content-ready-feed.js';
 import type { DestinationCheck } from '../domain/deliveries.js';
+import type { LiveChanges } from '../domain/live-changes.js';
 import type { MediaLinks } from '../domain/media-links.js';
 import type { OutboxHint } from '../domain/outbox.js';
 import type { ReferenceCache } from '../domain/reference-cache.js';
@@ -21,6 +22,8 @@ export interface ResolverServices {
   destinationCheck: DestinationCheck;
   /** Meetings whose content became ready, for live subscriptions. */
   contentReadyFeed: ContentReadyFeed;
+  /** Changes as they are logged, for live subscriptions. */
+  liveChanges: LiveChanges;
   /** What ingested recordings name (recorders, teams...), kept for a moment. */
   references: ReferenceCache;
   /** Recordings' media files (ingestion stores them). */
@@ -70,6 +73,9 @@ export function queryContext(
     services: {
       destinationCheck: notForQueries,
       get contentReadyFeed(): ContentReadyFeed {
+        return notForQueries();
+      },
+      get liveChanges(): LiveChanges {
         return notForQueries();
       },
       get references(): ReferenceCache {

@@ -215,6 +215,48 @@ describe('live updates', () => {
     }
   }, 60_000);
 
+  it('meetingChanged: a subscriber hears of the changes another process makes; npm run ingest --delete deletes, twice without error', async () => {
+    const changes = await subscribe(
+      keyOf(tom),
+      'subscription { meetingChanged { recordingId kinds removed } }',
+    );
+    const others = await subscribe(
+      keyOf(tina),
+      'subscription { meetingChanged { recordingId kinds removed } }',
+    );
+    try {
+      const recording = recordingJson(emailOf(tom));
+      const file = join(dir, 'changing.json');
+      const ingestion = async (args: string[]) => {
+        const done = await exited(run('ingest', args, {}));
+        expect(done.code, done.output).toBe(0);
+        return done.output;
+      };
+      writeFileSync(file, JSON.stringify(recording));
+      expect(await ingestion(['--file', file])).toContain('changed: created');
+      writeFileSync(file, JSON.stringify({ ...recording, title: 'Renamed by the pipeline' }));
+      expect(await ingestion(['--file', file])).toContain('changed: content');
+      expect(await ingestion(['--file', file])).toContain('unchanged');
+      expect(await ingestion(['--delete', String(recording.recording_id)])).toContain(
+        `Deleted recording ${recording.recording_id}`,
+      );
+      expect(await ingestion(['--delete', String(recording.recording_id)])).toContain('nothing to delete');
+      await until(async () => changes.events.length >= 3, 10_000, 'three changes');
+      expect(changes.events.map((e) => e.data.data.meetingChanged)).toEqual([
+        { recordingId: recording.recording_id, kinds: ['CREATED'], removed: expect.any(Boolean) },
+        { recordingId: recording.recording_id, kinds: ['CONTENT'], removed: expect.any(Boolean) },
+        { recordingId: recording.recording_id, kinds: ['DELETED'], removed: true },
+      ]);
+      // Private to Tom: Tina heard of none of it.
+      expect(others.events).toEqual([]);
+      const bad = await exited(run('ingest', ['--delete', 'twelve'], {}));
+      expect([bad.code, bad.output]).toEqual([2, expect.stringContaining('positive integer')]);
+    } finally {
+      await changes.close();
+      await others.close();
+    }
+  }, 60_000);
+
   it('refuses anonymous subscribers; the ingest CLI refuses a bad file before connecting', async () => {
     const res = await fetch(`${t.url}/graphql`, {
       method: 'POST',

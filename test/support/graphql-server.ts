@@ -8,6 +8,7 @@ import type { Collections } from '../../src/db/collections.js';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { ContentReadyFeed } from '../../src/domain/content-ready-feed.js';
 import { CredentialCache } from '../../src/domain/credential-cache.js';
+import { LiveChanges } from '../../src/domain/live-changes.js';
 import { OutboxHint } from '../../src/domain/outbox.js';
 import { ReferenceCache } from '../../src/domain/reference-cache.js';
 import { AuthThrottle } from '../../src/graphql/auth-throttle.js';
@@ -32,6 +33,7 @@ export function testGraphQLServer(
     services: {
       destinationCheck: new EgressGuard().destinationCheck,
       contentReadyFeed: new ContentReadyFeed(collections),
+      liveChanges: new LiveChanges(collections),
       references: new ReferenceCache(collections, 0),
       outboxHint: new OutboxHint(),
       // Media needs the whole database (GridFS): tests of it start the app (test/support/app.ts).

@@ -1,13 +1,22 @@
 /**
  * The change feed: `meetingChanges`, every change of a meeting you may see (or could, before the
- * change), in the order changes were logged, from a cursor; and `meetingChangesCursor`, where the
- * feed stands now. The rules are the domain's (meeting-changes.ts); see docs/api/mirroring.md.
+ * change), in the order changes were logged, from a cursor; `meetingChangesCursor`, where the
+ * feed stands now; and the `meetingChanged` subscription, the same changes live. The rules are the
+ * domain's (meeting-changes.ts); see docs/api/mirroring.md.
  */
 import type { ChangeKind, MeetingDoc } from '../../db/documents.js';
 import type { ChangeEntry } from '../../domain/change-log.js';
-import { currentChangesCursor, MAX_CHANGES_PAGE, meetingChanges } from '../../domain/meeting-changes.js';
+import { DomainError } from '../../domain/errors.js';
+import {
+  concerns,
+  currentChangesCursor,
+  MAX_CHANGES_PAGE,
+  meetingChanges,
+} from '../../domain/meeting-changes.js';
+import { missingCredentialMessage } from '../../domain/viewer.js';
 import { builder } from '../builder.js';
 import { type GraphQLContext, viewerOf } from '../context.js';
+import { createLoaders } from '../loaders.js';
 import { Meeting } from './meeting.js';
 
 export const MeetingChangeKind = builder.enumType('MeetingChangeKind', {
@@ -96,3 +105,22 @@ builder.queryFields((t) => ({
       currentChangesCursor(context.collections, viewerOf(context), new Date()),
   }),
 }));
+
+builder.subscriptionField('meetingChanged', (t) =>
+  t.field({
+    type: MeetingChange,
+    description:
+      'The changes meetingChanges lists, live, from when you subscribe: each change of a meeting you may see, or could see before it. Over SSE: POST /graphql with Accept: text/event-stream. To miss nothing across a disconnection, follow meetingChanges instead (it resumes from a cursor).',
+    subscribe: (_root, _args, context) => {
+      // Scope checks run on resolve, which comes after subscribe: refuse anonymous callers here.
+      if (!context.viewer) throw new DomainError('UNAUTHENTICATED', missingCredentialMessage);
+      const viewer = viewerOf(context);
+      return context.services.liveChanges.subscribe((entry) => concerns(viewer, entry));
+    },
+    resolve: (entry, _args, context) => {
+      // The subscription's context lives as long as it does: fresh loaders per event, no stale cache.
+      context.loaders = createLoaders(context.collections, context.viewer);
+      return entry;
+    },
+  }),
+);

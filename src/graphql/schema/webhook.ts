@@ -10,7 +10,9 @@ import type {
   OutboxStatus,
   TriggeredFor,
   WebhookDoc,
+  WebhookEventType,
 } from '../../db/documents.js';
+import { eventsOf } from '../../domain/content-ready.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -87,12 +89,36 @@ const DeliveryAttempt = builder.objectRef<DeliveryAttemptDoc>('DeliveryAttempt')
   }),
 });
 
+const WebhookEventEnum = builder.enumType('WebhookEvent', {
+  values: {
+    CONTENT_READY: {
+      value: 'content_ready',
+      description:
+        'A meeting whose content became ready (stored with its summary), once; its body is the bare Meeting, as the public API sends it.',
+    },
+    MEETING_UPDATED: {
+      value: 'meeting.updated',
+      description:
+        "A meeting you may see changed (content or sharing), after it was created. Body: Standard Webhooks' {type, timestamp, data: {recording_id, changes, meeting}}.",
+    },
+    MEETING_DELETED: {
+      value: 'meeting.deleted',
+      description:
+        'A meeting you could see was deleted, or is no longer shared with you. Body: {type, timestamp, data: {recording_id, reason: "deleted" | "unshared"}}.',
+    },
+  } as const satisfies Record<string, { value: WebhookEventType; description: string }>,
+});
+
 const WebhookDelivery = builder.objectRef<OutboxDoc>('WebhookDelivery').implement({
-  description: 'One event sent to a webhook: a meeting whose content became ready.',
+  description: 'One event sent to a webhook.',
   fields: (t) => ({
     id: t.id({
       description: 'The event id, sent as the `webhook-id` header on every attempt.',
       resolve: (d) => d.messageId,
+    }),
+    event: t.field({
+      type: WebhookEventEnum,
+      resolve: (d) => d.change?.type ?? 'content_ready',
     }),
     recordingId: t.exposeInt('recordingId'),
     status: t.field({ type: DeliveryStatusEnum, resolve: (d) => d.status }),
@@ -129,6 +155,7 @@ const Webhook = builder.objectRef<WebhookDoc>('Webhook').implement({
     includeSummary: t.exposeBoolean('includeSummary'),
     includeActionItems: t.exposeBoolean('includeActionItems'),
     triggeredFor: t.field({ type: [TriggeredForEnum], resolve: (w) => w.triggeredFor }),
+    events: t.field({ type: [WebhookEventEnum], resolve: (w) => eventsOf(w) }),
     enabled: t.boolean({ resolve: (w) => !w.disabledAt }),
     disabledAt: t.field({ type: 'DateTime', nullable: true, resolve: (w) => w.disabledAt ?? null }),
     disabledReason: t.string({
@@ -168,6 +195,13 @@ const CreateWebhookInput = builder.inputType('CreateWebhookInput', {
     includeCrmMatches: t.boolean({ required: false, defaultValue: false }),
     includeSummary: t.boolean({ required: false, defaultValue: false }),
     includeActionItems: t.boolean({ required: false, defaultValue: false }),
+    events: t.field({
+      type: [WebhookEventEnum],
+      required: false,
+      defaultValue: ['content_ready'],
+      description:
+        'What it is sent: content ready alone by default (as webhooks made through REST); add MEETING_UPDATED and MEETING_DELETED to keep a mirror in sync. Each is sent for the meetings triggeredFor covers.',
+    }),
   }),
 });
 
@@ -237,6 +271,7 @@ builder.mutationFields((t) => ({
           includeCrmMatches: input.includeCrmMatches ?? false,
           includeSummary: input.includeSummary ?? false,
           includeActionItems: input.includeActionItems ?? false,
+          events: input.events ?? ['content_ready'],
         },
         context.services.destinationCheck,
       ),
