@@ -14,7 +14,7 @@ import {
   type PendingChangeDoc,
   RECORDING_ID_COUNTER,
 } from '../db/documents.js';
-import { audienceOf, type ChangeToLog, logChanges, sharingChanged } from './change-log.js';
+import { audienceOf, logChanges, sharingChanged } from './change-log.js';
 import { type Clock, systemClock } from './clock.js';
 import { storedContentOf } from './content.js';
 import { fanOutContentReady, markReady, readyMarkModels, recipientsOf } from './content-ready.js';
@@ -251,37 +251,55 @@ async function resolveReferences(
   };
 }
 
+/** A meeting's write: what to set, and what to set only when it is created (its `_id` included). */
+interface MeetingWrite {
+  recordingId: number;
+  update: { $set: Partial<MeetingDoc>; $setOnInsert: Partial<MeetingDoc> };
+}
+
+/** The meeting documents as written, without the marks; with them, for one meeting, what it was just before. */
+interface WrittenMeetings {
+  meetings: MeetingDoc[];
+  /** The meeting as the write found it (null: it created it); only for a write of one meeting. */
+  before?: MeetingDoc | null;
+}
+
 /**
  * Upserts the meeting documents and returns them as stored, in order, without the intent marks:
- * one findOneAndUpdate for one meeting, a bulk write and a read for several.
+ * one findOneAndUpdate for one meeting (which also tells what it was just before: the change log's
+ * `before`, exact even when another writer stores the same recording at the same moment), a bulk
+ * write and a read for several.
  */
 async function writeMeetings(
   collections: Collections,
-  writes: readonly { recordingId: number; update: UpdateFilter<MeetingDoc> }[],
-): Promise<MeetingDoc[]> {
-  let stored: MeetingDoc[];
+  writes: readonly MeetingWrite[],
+): Promise<WrittenMeetings> {
+  const unmarked = ({
+    summaryPending: _,
+    summaryPendingSince: __,
+    pendingChange: ___,
+    ...meeting
+  }: MeetingDoc) => meeting as MeetingDoc;
+  if (writes.length === 0) return { meetings: [] };
   if (writes.length === 1) {
     const { recordingId, update } = writes[0]!;
-    const options = { upsert: true, returnDocument: 'after' } as const;
-    stored = [(await collections.meetings.findOneAndUpdate({ recordingId }, update, options))!];
-  } else {
-    await collections.meetings.bulkWrite(
-      writes.map(({ recordingId, update }) => ({
-        updateOne: { filter: { recordingId }, update, upsert: true },
-      })),
-    );
-    const ids = writes.map((w) => w.recordingId);
-    const byId = new Map(
-      (await collections.meetings.find({ recordingId: { $in: ids } }).toArray()).map((m) => [
-        m.recordingId,
-        m,
-      ]),
-    );
-    stored = ids.map((id) => byId.get(id)!);
+    const options = { upsert: true, returnDocument: 'before' } as const;
+    const before = await collections.meetings.findOneAndUpdate({ recordingId }, update, options);
+    const after = (
+      before ? { ...before, ...update.$set } : { ...update.$set, ...update.$setOnInsert }
+    ) as MeetingDoc;
+    return { meetings: [unmarked(after)], before };
   }
-  return stored.map(
-    ({ summaryPending: _, summaryPendingSince: __, pendingChange: ___, ...meeting }) => meeting,
+  await collections.meetings.bulkWrite(
+    writes.map(({ recordingId, update }) => ({
+      updateOne: { filter: { recordingId }, update, upsert: true },
+    })),
   );
+  const ids = writes.map((w) => w.recordingId);
+  const byId = new Map(
+    (await collections.meetings.find({ recordingId: { $in: ids } }).toArray()).map((m) => [m.recordingId, m]),
+  );
+  return { meetings: ids.map((id) => unmarked(byId.get(id)!)) };
 }
 
 /** MongoDB's document limit, less room for the update around it. */
@@ -416,31 +434,39 @@ export async function storeRecordings(
     meetingFieldsOf(input, { ...resolved[i]!, recordingId: recordingIds[i]! }),
   );
   const changes = fields.map((f) => changesOf(states.get(f.recordingId), f, contentWrites));
+  // A recording stored as it is already is not written at all: a write of the same values could
+  // undo, unlogged, what another writer stored in between.
+  const writing = inputs.map((_, i) => i).filter((i) => changes[i]!.length > 0);
+  const written = new Set(writing.map((i) => recordingIds[i]!));
   // A change is marked in the write that stores it, and logged once its content is written too:
   // should this process die in between, a worker's sweep logs it (change-log.ts).
-  const marks = changes.map((kinds, i): PendingChangeDoc | null => {
-    if (kinds.length === 0) return null;
+  const marks = writing.map((i): PendingChangeDoc => {
     const stored = states.get(recordingIds[i]!)?.meeting;
-    return { id: new ObjectId(), kinds, since: now, before: stored ? audienceOf(stored) : null };
+    return { id: new ObjectId(), kinds: changes[i]!, since: now, before: stored ? audienceOf(stored) : null };
   });
 
-  const meetings = await writeMeetings(
+  const { meetings, before } = await writeMeetings(
     collections,
-    fields.map((meetingFields, i) => {
-      const mark = marks[i];
+    writing.map((i, w) => {
       // A summary about to be written: should this process die before the ready mark below, a
       // worker's sweep sees the intent and marks it (finishPendingFanOuts).
       const set = {
-        ...meetingFields,
+        ...fields[i]!,
         ...(hasSummary[i] && { summaryPending: true, summaryPendingSince: now }),
-        ...(mark && { pendingChange: mark }),
+        pendingChange: marks[w]!,
       };
       // Its time and position come with its entry in the log.
-      const setOnInsert = { contentReadyAt: null, eventsPending: false, updatedAt: now, changeSeq: 0 };
-      return { recordingId: meetingFields.recordingId, update: { $set: set, $setOnInsert: setOnInsert } };
+      const setOnInsert = {
+        _id: new ObjectId(),
+        contentReadyAt: null,
+        eventsPending: false,
+        updatedAt: now,
+        changeSeq: 0,
+      };
+      return { recordingId: recordingIds[i]!, update: { $set: set, $setOnInsert: setOnInsert } };
     }),
   );
-  const summarised = meetings.filter((_, i) => hasSummary[i]);
+  const summarised = meetings.filter((_, w) => hasSummary[writing[w]!]);
 
   // Who would get an event depends on the meeting alone: looked up while its content is written
   // and marked ready (used only for those this call makes ready).
@@ -450,26 +476,23 @@ export async function storeRecordings(
   const made = new Set(
     await writeContentAndReadyMarks(
       collections,
-      contentWrites,
+      contentWrites.filter((write) => written.has(write.recordingId)),
       summarised.map((m) => m.recordingId),
       now,
       summarised.filter((m) => !m.contentReadyAt).map((m) => m.recordingId),
     ),
   );
-  const logged: ChangeToLog[] = meetings.flatMap((meeting, i) => {
-    const mark = marks[i];
-    if (!mark) return [];
-    return [
-      {
-        recordingId: meeting.recordingId,
-        orgId: meeting.orgId,
-        pending: mark,
-        before: mark.before ?? null,
-        after: audienceOf(meeting),
-      },
-    ];
-  });
-  await logChanges(collections, logged, now);
+  await logChanges(
+    collections,
+    meetings.map((meeting, w) => ({
+      recordingId: meeting.recordingId,
+      orgId: meeting.orgId,
+      pending: marks[w]!,
+      before: before === undefined ? (marks[w]!.before ?? null) : before && audienceOf(before),
+      after: audienceOf(meeting),
+    })),
+    now,
+  );
   const queued = new Map<number, number>();
   if (made.size > 0) {
     const ready = summarised.filter((m) => made.has(m.recordingId));
@@ -483,12 +506,21 @@ export async function storeRecordings(
       queued.set(meeting.recordingId, created[i]!);
     });
   }
-  return meetings.map((meeting, i) => ({
-    meeting,
-    changes: changes[i]!,
-    becameReady: made.has(meeting.recordingId),
-    eventsQueued: queued.get(meeting.recordingId) ?? 0,
-  }));
+  const stored = new Map(meetings.map((m) => [m.recordingId, m]));
+  return recordingIds.map((recordingId, i) => {
+    const {
+      summaryPending: _,
+      summaryPendingSince: __,
+      pendingChange: ___,
+      ...unchanged
+    } = states.get(recordingId)?.meeting ?? ({} as MeetingDoc);
+    return {
+      meeting: stored.get(recordingId) ?? (unchanged as MeetingDoc),
+      changes: changes[i]!,
+      becameReady: made.has(recordingId),
+      eventsQueued: queued.get(recordingId) ?? 0,
+    };
+  });
 }
 
 /** Stores one recording with its content (storeRecordings, a batch of one). */
