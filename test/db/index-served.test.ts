@@ -5,7 +5,9 @@
  * paging, detail, transcript and summary (also to a destination_url), the directory endpoints,
  * webhooks; GraphQL meetings with every lazy field and a second page, searches, teams, users, meeting types,
  * webhooks CRUD; media downloads and their links; the ingestion of recordings, the live feed, the delivery worker sending webhook
- * events and deliveries, the metrics' outbox gauges; on every request, the credential lookup and
+ * events and deliveries, the metrics' outbox gauges; recordings updated and deleted (and the
+ * sweeps finishing what a dead process left), the change feed, updated_after, change events, live
+ * changes, the feed's trim; on every request, the credential lookup and
  * the rate limiter. Then no profiled operation whose filter touches a collection may be a COLLSCAN:
  * the failure lists the query shapes (collection, filter keys, sort) so the missing index is plain.
  *
@@ -15,18 +17,21 @@
  * the verdict does not depend on how few documents the demo data has.
  */
 import { randomBytes } from 'node:crypto';
-import { BSON, type Document } from 'mongodb';
+import { BSON, type Document, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoPersonas } from '../../seeds/index.js';
 import { EgressGuard } from '../../src/delivery/egress.js';
 import { DeliveryWorker } from '../../src/delivery/worker.js';
+import { settledPosition, trimLog } from '../../src/domain/change-log.js';
 import { ContentReadyFeed } from '../../src/domain/content-ready-feed.js';
+import { LiveChanges } from '../../src/domain/live-changes.js';
 import { storeMedia } from '../../src/domain/media.js';
 import {
   createWebhook,
   emailOf,
   ingest,
   recordingJson,
+  SERVICE_TOKEN,
   silentLogger,
   startDeliveryTest,
 } from '../delivery/support.js';
@@ -288,6 +293,92 @@ describe('every query the app sends is served by an index', () => {
       const res = await fetch(download.video.url, { headers: { range } });
       expect(res.status).toBe(206);
       await res.arrayBuffer();
+    }
+    await harvest();
+  });
+
+  it('keeping a mirror: updates, deletions (and a sweep finishing them), the change feed, updated_after, change events, live changes', async () => {
+    const { collections, media } = t.app.database;
+    const tomLabel = 'team admin (Sales)';
+    const tom = emailOf(tomLabel);
+    await t.graphql(
+      `mutation($input: CreateWebhookInput!) { createWebhook(input: $input) { secret } }`,
+      {
+        input: {
+          destinationUrl: `${rx.url}/changes`,
+          triggeredFor: ['MY_RECORDINGS', 'MY_SHARED_WITH_TEAM_RECORDINGS', 'SHARED_TEAM_RECORDINGS'],
+          includeSummary: true,
+          events: ['MEETING_UPDATED', 'MEETING_DELETED'],
+        },
+      },
+      keyOf(tomLabel),
+    );
+    const worker = new DeliveryWorker({
+      collections,
+      media,
+      logger: silentLogger,
+      egress: new EgressGuard(['127.0.0.1/32']),
+      sweepGraceMs: 0,
+    });
+    const live = new LiveChanges(collections, undefined, 20);
+    try {
+      await worker.runOnce(); // change events are queued from here on
+      const changing = await live.subscribe(() => true);
+      const since = new Date().toISOString();
+      const recording = recordingJson(tom, { sharing: { users: [], teams: ['Sales'], all_teams: false } });
+      await ingest(t, recording);
+      await ingest(t, { ...recording, title: 'Renamed' });
+      await ingest(t, { ...recording, title: 'Renamed', sharing: { users: [], teams: [], all_teams: true } });
+      expect((await changing.next()).done).toBe(false);
+      await storeMedia(collections, media, recording.recording_id, {
+        contentType: 'audio/mpeg',
+        open: async function* () {
+          yield randomBytes(1000);
+        },
+      });
+      // Left by processes that died: a change not logged, a deletion not finished.
+      const [left, deleting] = [recordingJson(tom), recordingJson(tom)];
+      for (const r of [left, deleting]) await ingest(t, r);
+      const mark = (kinds: string[]) => ({ id: new ObjectId(), kinds, since: new Date(0), before: null });
+      await collections.meetings.updateOne(
+        { recordingId: left.recording_id },
+        { $set: { pendingChange: mark(['content']) as any } },
+      );
+      await collections.meetings.updateOne(
+        { recordingId: deleting.recording_id },
+        { $set: { pendingChange: mark(['deleted']) as any } },
+      );
+      const deleted = await t.graphql(
+        'mutation($id: Int!) { deleteRecording(recordingId: $id) }',
+        { id: recording.recording_id },
+        `Bearer ${SERVICE_TOKEN}`,
+      );
+      expect(deleted.body.data.deleteRecording).toBe(true);
+      while ((await worker.runOnce()) > 0);
+      expect(rx.at('/changes').length).toBeGreaterThan(0);
+
+      const feed = `query($after: String) { meetingChanges(after: $after) {
+        edges { node { recordingId kinds removed meeting { title updatedAt } } } pageInfo { endCursor } } }`;
+      for (const p of active) {
+        const { meetingChangesCursor } = await gql(p.label, '{ meetingChangesCursor }');
+        const first = await gql(p.label, feed);
+        await gql(p.label, feed, { after: first.meetingChanges.pageInfo.endCursor });
+        await gql(p.label, feed, { after: meetingChangesCursor });
+        await gql(
+          p.label,
+          'query($after: DateTime) { meetings(filter: { updatedAfter: $after }) { edges { node { recordingId updatedAt } } } }',
+          { after: since },
+        );
+        const page = await rest('/meetings', p.label, { updated_after: since, limit: 2 });
+        if (page.next_cursor)
+          await rest('/meetings', p.label, { updated_after: since, limit: 2, cursor: page.next_cursor });
+      }
+      // What workers do once a minute.
+      await trimLog(collections, new Date(), 30 * 24 * 3600_000);
+      await settledPosition(collections, new Date());
+    } finally {
+      live.close();
+      await worker.stop(100);
     }
     await harvest();
   });
