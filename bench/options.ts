@@ -21,7 +21,7 @@ Load
   --rounds N              rounds per scenario: each measures every server in turn for duration/N
                           seconds; each server's median round is reported (default 3)
   --warmup S              seconds of warm-up of each server before a scenario's first round (default 2)
-  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, defer, search, media, fanout, engine, oauth, mcp
+  --only IDS              comma-separated scenario ids: rest-list, rest-include, graphql, transcript, defer, search, media, fanout, engine, oauth, mcp, changes
                           (rest-include and graphql also run compressed, with Accept-Encoding: br
                           as <id>-br and as browsers send it, gzip and br alike, as <id>-browser,
                           against the service and the direct handler only: the ceiling serves

@@ -11,6 +11,7 @@ import { benchOptions, usage } from './options.js';
 import { compareReports } from './report.js';
 import { startRun } from './run-context.js';
 import { gatherReport, writeReport } from './run-report.js';
+import { changes } from './scenarios/changes.js';
 import { defer } from './scenarios/defer.js';
 import { engine } from './scenarios/engine.js';
 import { fanout } from './scenarios/fanout.js';
@@ -32,6 +33,7 @@ const scenarios: readonly Scenario[] = [
   engine,
   spec,
   oauth,
+  changes,
   restList,
   mcp,
   restInclude,
