@@ -132,19 +132,22 @@ interface StoredState {
   versions: Map<ContentKind, string | undefined>;
 }
 
-/** The stored state of the recordings `writes` are about (those stored before): one query per kind brought. */
+/**
+ * The stored state of `recordingIds` (those stored before), with the versions of the kinds of
+ * content `inputs` bring: one query for the meetings, one per kind brought, at once.
+ */
 async function storedStates(
   collections: Collections,
   recordingIds: readonly number[],
-  writes: readonly ContentWrite[],
+  inputs: readonly RecordingInput[],
 ): Promise<Map<number, StoredState>> {
-  const kinds = contentKinds.filter((kind) => writes.some((w) => w.kind === kind));
+  const kinds = contentKinds.filter((kind) => inputs.some((input) => input.content[kind]));
   const [meetings, ...versions] = await Promise.all([
     collections.meetings.find({ recordingId: { $in: [...recordingIds] } }).toArray(),
     ...kinds.map((kind) =>
       (collections[kind] as unknown as Collection<{ recordingId: number; version?: string }>)
         .find(
-          { recordingId: { $in: writes.filter((w) => w.kind === kind).map((w) => w.recordingId) } },
+          { recordingId: { $in: recordingIds.filter((_, i) => inputs[i]!.content[kind]) } },
           { projection: { _id: 0, recordingId: 1, version: 1 } },
         )
         .toArray(),
@@ -411,9 +414,12 @@ export async function storeRecordings(
   { clock = systemClock, references = new ReferenceCache(collections, 0), hint }: StoreOptions = {},
 ): Promise<StoredRecording[]> {
   if (inputs.length === 0) return [];
-  const [resolved, recordingIds] = await Promise.all([
+  const allocated = allocateRecordingIds(collections, references, inputs);
+  // What is stored now is read while the names are resolved: it needs the ids alone.
+  const [resolved, recordingIds, states] = await Promise.all([
     Promise.all(inputs.map((input) => resolveReferences(references, input))),
-    allocateRecordingIds(collections, references, inputs),
+    allocated,
+    allocated.then((ids) => storedStates(collections, ids, inputs)),
   ]);
   const now = clock.now();
   const hasSummary = inputs.map((input) => input.content.summaries !== undefined);
@@ -429,7 +435,6 @@ export async function storeRecordings(
     }),
   );
 
-  const states = await storedStates(collections, recordingIds, contentWrites);
   const fields = inputs.map((input, i) =>
     meetingFieldsOf(input, { ...resolved[i]!, recordingId: recordingIds[i]! }),
   );

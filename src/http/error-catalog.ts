@@ -123,6 +123,14 @@ export const graphqlErrorCodes: readonly GraphQLErrorCode[] = [
     action: 'Check the object first (e.g. Meeting.media is null: there is nothing to download).',
   },
   {
+    code: 'RESYNC_REQUIRED',
+    status: errorStatus.RESYNC_REQUIRED,
+    meaning:
+      'A meetingChanges cursor older than the changes the feed keeps (CHANGE_RETENTION_DAYS, 30 by default): some changes after it are gone.',
+    action:
+      'Resync: take meetingChangesCursor, copy every meeting again (meetings), then follow meetingChanges from that cursor.',
+  },
+  {
     code: 'RATE_LIMITED',
     status: errorStatus.RATE_LIMITED,
     meaning:

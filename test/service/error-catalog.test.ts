@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { MongoNetworkError, ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trimLog } from '../../src/domain/change-log.js';
 import { graphqlErrorCodes, restErrorStatuses } from '../../src/http/error-catalog.js';
 import { send } from '../fuzz/support.js';
 import { keyOf, startTestApp, type TestApp } from '../support/app.js';
@@ -170,6 +171,15 @@ const graphqlCases: Record<string, () => Promise<GraphQLAnswer>> = {
   // The demo data has no media.
   'UNPROCESSABLE 422': () =>
     query('mutation { requestDownload(recordingId: 100001) { id } }', keyOf('member: all teams view')),
+  'RESYNC_REQUIRED 410': async () => {
+    // The cursor of the feed's first change; then retention removes it and what followed.
+    const first = await t.graphql('{ meetingChanges(first: 1) { edges { cursor } } }', {}, admin);
+    const after = first.body.data.meetingChanges.edges[0].cursor;
+    await trimLog(t.app.database.collections, new Date(Date.now() + 31 * 24 * 3600_000), 30 * 24 * 3600_000);
+    return query('query($after: String) { meetingChanges(after: $after) { edges { cursor } } }', admin, {
+      after,
+    });
+  },
   'RATE_LIMITED 429': async () => {
     const key = keyOf('member: multiple teams');
     expect((await query(pages, key, { first: 1 })).errors).toEqual([]);
