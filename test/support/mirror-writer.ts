@@ -23,7 +23,12 @@ function random(): number {
 const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
 
 /** Acme's recorders: each recording keeps one (a recording stays in its organisation). */
-const recorders = ['sam.rivera@acme.test', 'tom.baker@acme.test', 'tina.nguyen@acme.test', 'mike.chen@acme.test'];
+const recorders = [
+  'sam.rivera@acme.test',
+  'tom.baker@acme.test',
+  'tina.nguyen@acme.test',
+  'mike.chen@acme.test',
+];
 const sharings = [
   { users: [], teams: [], all_teams: false },
   { users: [], teams: ['Sales'], all_teams: false },
@@ -46,10 +51,15 @@ try {
     }
     const recorder = recorders[recordingId % recorders.length]!;
     const recording = {
-      ...testRecording(recordingId, recorder, Date.parse('2026-11-02T10:00:00Z') + (recordingId % 100) * 3600_000, {
-        title: `Recording ${recordingId}, version ${pick(['a', 'b', 'c'])}`,
-        sharing: pick(sharings),
-      }),
+      ...testRecording(
+        recordingId,
+        recorder,
+        Date.parse('2026-11-02T10:00:00Z') + (recordingId % 100) * 3600_000,
+        {
+          title: `Recording ${recordingId}, version ${pick(['a', 'b', 'c'])}`,
+          sharing: pick(sharings),
+        },
+      ),
       default_summary: { template_name: 'General', markdown_formatted: `## ${pick(['One', 'Two'])}` },
     };
     const stored = await ingestRecording(database.collections, recording);
