@@ -13,8 +13,13 @@
  * skipped (the log's reader stops before a change still being written).
  */
 import type { Collections } from '../db/collections.js';
-import type { AudienceDoc, ChangeEventType, OutboxChange } from '../db/documents.js';
-import { type ChangeEntry, logStart, readLog, settledPosition } from './change-log.js';
+import {
+  type AudienceDoc,
+  CHANGE_LOG_START,
+  type ChangeEventType,
+  type OutboxChange,
+} from '../db/documents.js';
+import { type ChangeEntry, readLog, settledPosition } from './change-log.js';
 import { type Candidate, candidateWebhooks, categoryFor, eventsOf, isCandidate } from './content-ready.js';
 import { type OutboxHint, queueChangeEvents } from './outbox.js';
 import { canSee } from './visibility.js';
@@ -56,14 +61,17 @@ export async function queueEventsOfChanges(
   now: Date,
   hint?: OutboxHint,
 ): Promise<number> {
-  const followed = await collections.counters.findOne({ _id: FOLLOWED });
+  // Where it stands, and where the log starts (retention), in one read.
+  const marks = await collections.counters.find({ _id: { $in: [FOLLOWED, CHANGE_LOG_START] } }).toArray();
+  const followed = marks.find((m) => m._id === FOLLOWED);
   if (!followed) {
     const { position } = await settledPosition(collections, now);
     await collections.counters.updateOne({ _id: FOLLOWED }, { $max: { value: position } }, { upsert: true });
     return 0;
   }
   // What retention removed (workers stopped for longer than it) is not announced any more.
-  const from = Math.max(followed.value, (await logStart(collections)) - 1);
+  const start = marks.find((m) => m._id === CHANGE_LOG_START)?.value ?? 1;
+  const from = Math.max(followed.value, start - 1);
   const read = await readLog(collections, from, BATCH, now);
   if (read.end === followed.value) return 0;
   const entries = read.entries.filter((e) => !e.kinds.includes('created'));

@@ -84,6 +84,31 @@ query MeetingPage(
 
 const pagingVariables = JSON.stringify({ first: 3, after: null }, null, 2);
 
+const changesTab = `# Keeping a copy in sync: every change
+# of the meetings you see (created,
+# content, sharing, deleted), in order.
+# Take meetingChangesCursor, copy every
+# meeting, then follow meetingChanges from
+# that cursor: copy \`meeting\`, or remove it
+# when \`removed\`. Keep endCursor; ask again
+# later from it (docs/api/mirroring.md).
+query MeetingChanges($after: String) {
+  meetingChangesCursor
+  meetingChanges(after: $after, first: 10) {
+    edges {
+      node {
+        recordingId
+        kinds
+        at
+        removed
+        meeting { title updatedAt }
+      }
+    }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+`;
+
 const searchTab = `# Search: meetings where every word and
 # "quoted phrase" was said (or written in
 # the title, summary or action items), and
@@ -275,6 +300,7 @@ export function graphiqlOptions({ apiKey, downloadableRecordingId }: GraphiQLSet
     defaultTabs: [
       { query: meetingsTab(apiKey), headers },
       { query: pagingTab, variables: pagingVariables, headers },
+      { query: changesTab, variables: JSON.stringify({ after: null }, null, 2), headers },
       { query: searchTab, variables: searchVariables, headers },
       { query: webhookTab, headers },
       { query: appTab, headers },

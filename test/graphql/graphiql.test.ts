@@ -16,6 +16,7 @@ const adminKey = keyOf('account admin');
 const tabNames = [
   'RecentMeetings',
   'MeetingPage',
+  'MeetingChanges',
   'SearchMeetings',
   'CreateWebhook',
   'RegisterApp',
