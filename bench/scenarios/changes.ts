@@ -12,6 +12,7 @@ import { commandsOf } from '../commands-per-request.js';
 import { Child } from '../ipc.js';
 import { fetchOnce, type LoadRequest, percentile } from '../load.js';
 import type { TargetCheck } from '../report.js';
+import { demoServiceEnv } from '../service-env.js';
 import type { Scenario } from './scenario.js';
 
 const SERVICE_TOKEN = 'svc_bench_changes_0123456789';
@@ -49,13 +50,7 @@ export const changes: Scenario = {
       'service (demo data)',
       'bench/service.ts',
       {
-        SEED_DEMO: 'true',
-        EMBEDDED_MONGO_PATH: ':memory:',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: opts.logLevel,
-        LAST_USED_WRITE_MS: '3600000',
-        MONGODB_COMMAND_METRICS: 'true',
+        ...demoServiceEnv(opts.logLevel),
         DELIVERY_WORKER: 'false',
         RATE_LIMIT_GENERAL: '100000000',
         RATE_LIMIT_HEAVY: '100000000',

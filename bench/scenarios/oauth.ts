@@ -11,6 +11,7 @@ import { commandsBetween, commandsOf } from '../commands-per-request.js';
 import { Child } from '../ipc.js';
 import type { LoadRequest } from '../load.js';
 import type { CredentialCost } from '../report.js';
+import { demoServiceEnv } from '../service-env.js';
 import type { Scenario } from './scenario.js';
 
 /** Tom, a team admin: his key, and the token his authorization gives. */
@@ -36,21 +37,9 @@ export const oauth: Scenario = {
   needs: 'own processes',
   run: async ({ opts, log, elapsed, children }) => {
     log(`\nOAuth: commands per request, a warm token against a warm key of the same user (${elapsed()})`);
-    const child = Child.start(
-      'service (demo data)',
-      'bench/service.ts',
-      {
-        SEED_DEMO: 'true',
-        EMBEDDED_MONGO_PATH: ':memory:',
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: opts.logLevel,
-        // Nothing written by the clock between the counted requests.
-        LAST_USED_WRITE_MS: '3600000',
-        MONGODB_COMMAND_METRICS: 'true',
-      },
-      { quiet: true },
-    );
+    const child = Child.start('service (demo data)', 'bench/service.ts', demoServiceEnv(opts.logLevel), {
+      quiet: true,
+    });
     children.push(child);
     const { url } = (await child.ready) as { url: string };
     const service = { url, child };
