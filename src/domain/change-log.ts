@@ -34,6 +34,7 @@ import {
   type MeetingDoc,
   type PendingChangeDoc,
 } from '../db/documents.js';
+import { audienceOf } from './visibility.js';
 
 /** How long a position may stay without its entry while later ones have theirs, before it is voided. */
 export const GAP_GRACE_MS = 5_000;
@@ -61,23 +62,6 @@ export function markedChange(meeting: MeetingDoc & { pendingChange: PendingChang
     before: deleted ? audienceOf(meeting) : (pending.before ?? null),
     after: deleted ? null : audienceOf(meeting),
   };
-}
-
-/** Who may see `meeting`: the fields visibility.ts decides by. */
-export function audienceOf(meeting: AudienceDoc): AudienceDoc {
-  const { orgId, recorderId, sharedWithEmails, sharedTeamIds, sharedWithAllTeams } = meeting;
-  return { orgId, recorderId, sharedWithEmails, sharedTeamIds, sharedWithAllTeams };
-}
-
-/** What changed between two states of a meeting's audience: sharing, or nothing. */
-export function sharingChanged(before: AudienceDoc, after: AudienceDoc): boolean {
-  const ids = (values: readonly ObjectId[]) => values.map((id) => id.toHexString()).sort();
-  return (
-    before.sharedWithAllTeams !== after.sharedWithAllTeams ||
-    JSON.stringify([...before.sharedWithEmails].sort()) !==
-      JSON.stringify([...after.sharedWithEmails].sort()) ||
-    JSON.stringify(ids(before.sharedTeamIds)) !== JSON.stringify(ids(after.sharedTeamIds))
-  );
 }
 
 /**

@@ -8,8 +8,9 @@ import { ObjectId } from 'mongodb';
 import type { Collections } from '../db/collections.js';
 import type { MediaKind, MeetingMediaDoc, PendingChangeDoc } from '../db/documents.js';
 import type { MediaStore } from '../db/media-store.js';
-import { audienceOf, logChanges } from './change-log.js';
+import { logChanges } from './change-log.js';
 import { DomainError } from './errors.js';
+import { audienceOf } from './visibility.js';
 
 export interface MediaSource {
   /** As the uploader declared it, e.g. `video/mp4`. */

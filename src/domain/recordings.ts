@@ -14,7 +14,7 @@ import {
   type PendingChangeDoc,
   RECORDING_ID_COUNTER,
 } from '../db/documents.js';
-import { audienceOf, logChanges, sharingChanged } from './change-log.js';
+import { logChanges } from './change-log.js';
 import { type Clock, systemClock } from './clock.js';
 import { storedContentOf } from './content.js';
 import { fanOutContentReady, markReady, readyMarkModels, recipientsOf } from './content-ready.js';
@@ -22,6 +22,8 @@ import { DomainError } from './errors.js';
 import { companyDomainOf, describeInvitee, domainsTypeOf } from './invitees.js';
 import type { OutboxHint } from './outbox.js';
 import { ReferenceCache } from './reference-cache.js';
+import { sharingChanged } from './sharing.js';
+import { audienceOf } from './visibility.js';
 
 /** The meeting's own fields, stored as given. */
 type StoredAsGiven = Pick<
@@ -400,13 +402,16 @@ export interface StoreOptions {
  * Stores recordings with their content: the one write path of the seeder (a batch at a time),
  * `npm run ingest` and the ingestRecording mutation (one at a time). The first time one is stored
  * with a summary its content is ready and the matching webhook events are queued
- * (content-ready.ts); storing it again fires nothing. Every name is checked before anything is
- * written: an unknown one fails the batch with BAD_USER_INPUT.
+ * (content-ready.ts); storing it again fires no such event, but what it changes (content,
+ * sharing) goes into the change log (change-log.ts), and one stored as it is already is not written
+ * at all. Every name is checked before anything is written: an unknown one fails the batch with
+ * BAD_USER_INPUT.
  *
  * Its writes, each needed for durability without transactions, each one command for the whole
- * batch: the meetings with the intent to write a summary; the content and the ready marks (which
- * drop the intent and mark the fan-out pending), one ordered command on MongoDB 8.0, else one
- * write per kind at once and then the marks; the events; the end of the fan-out.
+ * batch: the meetings with the intent to write a summary and the mark of their change; the content
+ * and the ready marks (which drop the intent and mark the fan-out pending), one ordered command on
+ * MongoDB 8.0, else one write per kind at once and then the marks; the change logged (a position,
+ * the meetings told it, the entries, the marks cleared); the events; the end of the fan-out.
  */
 export async function storeRecordings(
   collections: Collections,

@@ -18,8 +18,22 @@ export function sharedWithOf(
   return shared.length === 1 ? 'single_team' : 'multiple_teams';
 }
 
+/** How a meeting is shared: with users by email, with teams, with all teams. */
+type Sharing = Pick<MeetingDoc, 'sharedWithEmails' | 'sharedTeamIds' | 'sharedWithAllTeams'>;
+
 export function isSharedWithAnyTeam(
   meeting: Pick<MeetingDoc, 'sharedTeamIds' | 'sharedWithAllTeams'>,
 ): boolean {
   return meeting.sharedWithAllTeams || meeting.sharedTeamIds.length > 0;
+}
+
+/** Whether two states of a meeting are shared differently (users, teams, all teams). */
+export function sharingChanged(before: Sharing, after: Sharing): boolean {
+  const inOrder = (values: readonly string[]) => JSON.stringify([...values].sort());
+  const teams = (m: Sharing) => inOrder(m.sharedTeamIds.map((id) => id.toHexString()));
+  return (
+    before.sharedWithAllTeams !== after.sharedWithAllTeams ||
+    inOrder(before.sharedWithEmails) !== inOrder(after.sharedWithEmails) ||
+    teams(before) !== teams(after)
+  );
 }

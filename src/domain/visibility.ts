@@ -52,3 +52,9 @@ export function canSee({ user }: Viewer, meeting: AudienceDoc): boolean {
   if (teams.length === 0) return false;
   return meeting.sharedWithAllTeams || meeting.sharedTeamIds.some((id) => teams.some((t) => t.equals(id)));
 }
+
+/** What of `meeting` decides who may see it: what the change log keeps of it before and after a change. */
+export function audienceOf(meeting: AudienceDoc): AudienceDoc {
+  const { orgId, recorderId, sharedWithEmails, sharedTeamIds, sharedWithAllTeams } = meeting;
+  return { orgId, recorderId, sharedWithEmails, sharedTeamIds, sharedWithAllTeams };
+}

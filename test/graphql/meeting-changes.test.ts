@@ -8,8 +8,9 @@ import { ObjectId } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeetingDoc } from '../../src/db/documents.js';
 import type { DeliveryWorker } from '../../src/delivery/worker.js';
-import { audienceOf, logChanges, markedChange, trimLog } from '../../src/domain/change-log.js';
+import { logChanges, markedChange, trimLog } from '../../src/domain/change-log.js';
 import { mediaInMemory, storeMedia } from '../../src/domain/media.js';
+import { audienceOf } from '../../src/domain/visibility.js';
 import {
   createWebhook,
   emailOf,
