@@ -3,7 +3,7 @@
  * batches) and by ingestion (one at a time). Derived fields (invitee domains, company, sharing summary) are computed here, so
  * no caller can store them inconsistently.
  */
-import { BSON, type Collection, ObjectId, type UpdateFilter } from 'mongodb';
+import { BSON, type Collection, ObjectId } from 'mongodb';
 import { bulkWriteAcross, type Collections, namespaceOf } from '../db/collections.js';
 import {
   type ChangeKind,
