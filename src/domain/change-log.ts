@@ -145,7 +145,9 @@ export async function logChanges(
 
 /**
  * Inserts the entries; returns the changes of those refused because a reader voided their
- * positions (they take new ones). One refused because its change is already in the log is done.
+ * positions (they take new ones). One refused because its change is already in the log (a
+ * deletion finished twice, a sweep after a writer thought dead) is done, and the position it took
+ * is voided at once: readers would otherwise wait the grace at it.
  */
 async function notInserted(
   collections: Collections,
@@ -164,7 +166,13 @@ async function notInserted(
       .find({ changeId: { $exists: true, $in: ids } }, { projection: { changeId: 1 } })
       .toArray();
     const done = new Set(logged.map((e) => ('changeId' in e ? e.changeId.toHexString() : '')));
-    return refused.map((i) => changes[i]!).filter((c) => !done.has(c.pending.id.toHexString()));
+    const isDone = (i: number) => done.has(entries[i]!.changeId.toHexString());
+    const loggedBefore = refused.filter(isDone).map((i) => entries[i]!);
+    // Those logged at another position leave theirs empty; a position a reader voided holds a void.
+    await Promise.all(
+      loggedBefore.map((entry) => voidPositions(collections, entry._id, entry._id, entry.loggedAt)),
+    );
+    return refused.filter((i) => !isDone(i)).map((i) => changes[i]!);
   }
 }
 

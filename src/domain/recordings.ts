@@ -135,31 +135,36 @@ interface StoredState {
 }
 
 /**
- * The stored state of `recordingIds` (those stored before), with the versions of the kinds of
- * content `inputs` bring: one query for the meetings, one per kind brought, at once.
+ * The stored state of `recordingIds` (those stored before): their meetings, then, for those that
+ * exist, the versions of the kinds of content `inputs` bring (one query per kind, at once). A batch
+ * of new recordings costs the one query.
  */
 async function storedStates(
   collections: Collections,
   recordingIds: readonly number[],
   inputs: readonly RecordingInput[],
 ): Promise<Map<number, StoredState>> {
-  const kinds = contentKinds.filter((kind) => inputs.some((input) => input.content[kind]));
-  const [meetings, ...versions] = await Promise.all([
-    collections.meetings.find({ recordingId: { $in: [...recordingIds] } }).toArray(),
-    ...kinds.map((kind) =>
+  const meetings = await collections.meetings.find({ recordingId: { $in: [...recordingIds] } }).toArray();
+  const states = new Map<number, StoredState>(
+    meetings.map((meeting) => [meeting.recordingId, { meeting, versions: new Map() }]),
+  );
+  const bringing = (kind: ContentKind) =>
+    recordingIds.filter((id, i) => states.has(id) && inputs[i]!.content[kind]);
+  const kinds = contentKinds.filter((kind) => bringing(kind).length > 0);
+  const versions = await Promise.all(
+    kinds.map((kind) =>
       (collections[kind] as unknown as Collection<{ recordingId: number; version?: string }>)
         .find(
-          { recordingId: { $in: recordingIds.filter((_, i) => inputs[i]!.content[kind]) } },
+          { recordingId: { $in: bringing(kind) } },
           { projection: { _id: 0, recordingId: 1, version: 1 } },
         )
         .toArray(),
     ),
-  ]);
-  const states = new Map(meetings.map((meeting) => [meeting.recordingId, { meeting, versions: new Map() }]));
+  );
   kinds.forEach((kind, i) => {
     for (const doc of versions[i]!) states.get(doc.recordingId)?.versions.set(kind, doc.version);
   });
-  return states as Map<number, StoredState>;
+  return states;
 }
 
 /**
@@ -492,7 +497,8 @@ export async function storeRecordings(
       summarised.filter((m) => !m.contentReadyAt).map((m) => m.recordingId),
     ),
   );
-  await logChanges(
+  // The change logged and the content-ready events queued, each with marks of its own: at once.
+  const logging = logChanges(
     collections,
     meetings.map((meeting, w) => ({
       recordingId: meeting.recordingId,
@@ -504,7 +510,8 @@ export async function storeRecordings(
     now,
   );
   const queued = new Map<number, number>();
-  if (made.size > 0) {
+  const fanningOut = (async () => {
+    if (made.size === 0) return;
     const ready = summarised.filter((m) => made.has(m.recordingId));
     for (const meeting of ready) meeting.contentReadyAt = now;
     const readyRecipients = recipients!.then((all) =>
@@ -515,7 +522,8 @@ export async function storeRecordings(
       meeting.eventsPending = false;
       queued.set(meeting.recordingId, created[i]!);
     });
-  }
+  })();
+  await Promise.all([logging, fanningOut]);
   const stored = new Map(meetings.map((m) => [m.recordingId, m]));
   return recordingIds.map((recordingId, i) => {
     const {

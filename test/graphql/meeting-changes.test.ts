@@ -333,6 +333,32 @@ describe('a change logged late', () => {
   });
 });
 
+describe('a change logged twice', () => {
+  it('leaves no gap: a deletion finished twice voids the position its second logging took, and readers go on at once', async () => {
+    const from = await cursorNow(sam);
+    const recording = recordingJson(emailOf(sam));
+    await store(recording);
+    // A deletion whose change is logged, and which another call then finishes too (as when two
+    // deletions of one recording meet, or a sweep takes over from a writer thought dead).
+    const mark = { id: new ObjectId(), kinds: ['deleted' as const], since: new Date() };
+    const marked = (await collections().meetings.findOneAndUpdate(
+      { recordingId: recording.recording_id },
+      { $set: { pendingChange: mark } },
+      { returnDocument: 'after' },
+    )) as MeetingDoc & { pendingChange: typeof mark };
+    await logChanges(collections(), [markedChange(marked)], new Date());
+    expect(await remove(recording.recording_id)).toBe(false); // finished here, logged already
+    const after = recordingJson(emailOf(sam));
+    await store(after);
+    const { changes } = await follow(sam, from);
+    expect(changes.map((c) => [c.recordingId, c.kinds])).toEqual([
+      [recording.recording_id, ['CREATED']],
+      [recording.recording_id, ['DELETED']],
+      [after.recording_id, ['CREATED']],
+    ]);
+  });
+});
+
 describe('a process that died part way', () => {
   it('a change stored but not logged is logged by a worker’s sweep, once', async () => {
     const from = await cursorNow(sam);
