@@ -278,7 +278,9 @@ interface WrittenMeetings {
  * Upserts the meeting documents and returns them as stored, in order, without the intent marks:
  * one findOneAndUpdate for one meeting (which also tells what it was just before: the change log's
  * `before`, exact even when another writer stores the same recording at the same moment), a bulk
- * write and a read for several.
+ * write and a read for several (a batch's `before` is then what was read just before the write:
+ * exact unless another writer stores one of its recordings in between; the seeder's batches run
+ * alone).
  */
 async function writeMeetings(
   collections: Collections,
