@@ -2,14 +2,17 @@
  * Typed collections and the indexes the queries of docs/api/access.md need. `ensureIndexes` is idempotent:
  * createIndexes with an identical spec is a no-op on MongoDB.
  */
-import type {
-  ClientBulkWriteModel,
-  ClientBulkWriteOptions,
-  ClientBulkWriteResult,
-  Collection,
-  Db,
-  IndexDescription,
-  MongoClient,
+import {
+  type ClientBulkWriteModel,
+  type ClientBulkWriteOptions,
+  type ClientBulkWriteResult,
+  type Collection,
+  type Db,
+  type Document,
+  type IndexDescription,
+  MongoBulkWriteError,
+  type MongoClient,
+  type OptionalUnlessRequiredId,
 } from 'mongodb';
 import {
   type AppDoc,
@@ -75,6 +78,26 @@ const acrossCollections = new WeakMap<Collections, BulkWriteAcross>();
  */
 export function bulkWriteAcross(collections: Collections): BulkWriteAcross | undefined {
   return acrossCollections.get(collections);
+}
+
+/**
+ * Inserts `docs` in one unordered insert: those a unique index refuses (they exist already) are
+ * refused one by one, the others stored. Returns the indexes of the refused; any other failure is
+ * thrown.
+ */
+export async function insertNew<T extends Document>(
+  collection: Collection<T>,
+  docs: OptionalUnlessRequiredId<T>[],
+): Promise<Set<number>> {
+  if (docs.length === 0) return new Set();
+  try {
+    await collection.insertMany(docs, { ordered: false });
+    return new Set();
+  } catch (error) {
+    const refusals = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+    if (refusals.length === 0 || !refusals.every((e) => e.code === 11000)) throw error;
+    return new Set(refusals.map((e) => e.index));
+  }
 }
 
 /** `${database}.${collection}`: how a write across collections names each one. */

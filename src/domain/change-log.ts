@@ -22,8 +22,7 @@
  * first; a reader whose position is before the start must resync.
  */
 import type { AnyBulkWriteOperation, ObjectId } from 'mongodb';
-import { MongoBulkWriteError } from 'mongodb';
-import type { Collections } from '../db/collections.js';
+import { type Collections, insertNew } from '../db/collections.js';
 import {
   type AudienceDoc,
   CHANGE_LOG_SETTLED,
@@ -126,7 +125,7 @@ export async function logChanges(
       at: positions[i]!.at,
       loggedAt: now,
     }));
-    waiting = await notInserted(collections, entries, waiting);
+    waiting = await notInserted(collections, entries, waiting, now);
   }
   const stored = changes.filter((change) => !change.pending.kinds.includes('deleted'));
   if (stored.length === 0) return;
@@ -153,27 +152,23 @@ async function notInserted(
   collections: Collections,
   entries: ChangeEntry[],
   changes: ChangeToLog[],
+  now: Date,
 ): Promise<ChangeToLog[]> {
-  try {
-    await collections.changes.insertMany(entries, { ordered: false });
-    return [];
-  } catch (error) {
-    if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => e.code === 11000))
-      throw error;
-    const refused = [error.writeErrors].flat().map((e) => e.index);
-    const ids = refused.map((i) => entries[i]!.changeId);
-    const logged = await collections.changes
-      .find({ changeId: { $exists: true, $in: ids } }, { projection: { changeId: 1 } })
-      .toArray();
-    const done = new Set(logged.map((e) => ('changeId' in e ? e.changeId.toHexString() : '')));
-    const isDone = (i: number) => done.has(entries[i]!.changeId.toHexString());
-    const loggedBefore = refused.filter(isDone).map((i) => entries[i]!);
-    // Those logged at another position leave theirs empty; a position a reader voided holds a void.
-    await Promise.all(
-      loggedBefore.map((entry) => voidPositions(collections, entry._id, entry._id, entry.loggedAt)),
-    );
-    return refused.filter((i) => !isDone(i)).map((i) => changes[i]!);
-  }
+  const refused = [...(await insertNew(collections.changes, entries))];
+  if (refused.length === 0) return [];
+  const ids = refused.map((i) => entries[i]!.changeId);
+  const logged = await collections.changes
+    .find({ changeId: { $exists: true, $in: ids } }, { projection: { changeId: 1 } })
+    .toArray();
+  const done = new Set(logged.map((e) => ('changeId' in e ? e.changeId.toHexString() : '')));
+  const isDone = (i: number) => done.has(entries[i]!.changeId.toHexString());
+  // Those logged at another position leave theirs empty; a position a reader voided holds a void.
+  await voidPositions(
+    collections,
+    refused.filter(isDone).map((i) => entries[i]!._id),
+    now,
+  );
+  return refused.filter((i) => !isDone(i)).map((i) => changes[i]!);
 }
 
 /** A stretch of the log read in order. */
@@ -217,24 +212,18 @@ export async function readLog(
     }
     if (!gap) return { entries, end, more: rows.length === limit };
     if (now.getTime() - gap.successor.loggedAt.getTime() < GAP_GRACE_MS) return { entries, end, more: false };
-    await voidPositions(collections, gap.from, gap.to, now);
+    const positions = Array.from({ length: gap.to - gap.from + 1 }, (_, i) => gap.from + i);
+    await voidPositions(collections, positions, now);
     // Read again from the start: the gap now holds voids, or the entries that beat them to it.
   }
 }
 
-/** Voids positions `from`..`to`; those whose entries arrived meanwhile keep them. */
-async function voidPositions(collections: Collections, from: number, to: number, now: Date): Promise<void> {
-  const voids = Array.from({ length: to - from + 1 }, (_, i) => ({
-    _id: from + i,
-    void: true as const,
-    loggedAt: now,
-  }));
-  try {
-    await collections.changes.insertMany(voids, { ordered: false });
-  } catch (error) {
-    if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => e.code === 11000))
-      throw error;
-  }
+/** Voids `positions`; those whose entries arrived meanwhile keep them. */
+async function voidPositions(collections: Collections, positions: number[], now: Date): Promise<void> {
+  await insertNew(
+    collections.changes,
+    positions.map((_id) => ({ _id, void: true as const, loggedAt: now })),
+  );
 }
 
 /** The log's first position kept: a reader after an earlier one missed what retention removed. */

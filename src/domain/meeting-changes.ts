@@ -13,13 +13,12 @@ import { createHash } from 'node:crypto';
 import type { Collections } from '../db/collections.js';
 import { type ChangeEntry, logStart, readLog, settledPosition } from './change-log.js';
 import { DomainError } from './errors.js';
-import { invalidCursorMessage } from './pagination.js';
+import { invalidCursorMessage, MAX_PAGE_SIZE, pageSize } from './pagination.js';
 import type { Viewer } from './viewer.js';
 import { canSee } from './visibility.js';
 
-/** Changes a page holds by default, and at most. */
-export const DEFAULT_CHANGES_PAGE = 100;
-export const MAX_CHANGES_PAGE = 100;
+/** Changes a page holds by default: as many as any list's page may (MAX_PAGE_SIZE). */
+const DEFAULT_CHANGES_PAGE = MAX_PAGE_SIZE;
 
 /** Positions one page reads at most, whatever it finds among them. */
 export const SCAN_LIMIT = 1000;
@@ -101,9 +100,7 @@ export async function meetingChanges(
   request: { first?: number | null; after?: string | null },
   now: Date,
 ): Promise<ChangesPage> {
-  const first = request.first ?? DEFAULT_CHANGES_PAGE;
-  if (!Number.isInteger(first) || first < 1 || first > MAX_CHANGES_PAGE)
-    throw new DomainError('BAD_USER_INPUT', `first must be an integer from 1 to ${MAX_CHANGES_PAGE}.`);
+  const first = pageSize(request.first ?? DEFAULT_CHANGES_PAGE);
   const asked = request.after == null ? undefined : positionOf(viewer, request.after);
   const expired = (start: number) => {
     if (asked !== undefined && asked < start - 1)

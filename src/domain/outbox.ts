@@ -21,8 +21,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
-import { type Filter, MongoBulkWriteError, ObjectId } from 'mongodb';
-import type { Collections } from '../db/collections.js';
+import { type Filter, ObjectId } from 'mongodb';
+import { type Collections, insertNew } from '../db/collections.js';
 import type {
   AttemptOutcome,
   OutboxChange,
@@ -163,25 +163,16 @@ export async function queueWebhookEvents(
 }
 
 /**
- * Inserts events in one unordered insert, those that exist already (unique per webhook and what
- * they tell of) refused one by one, the others stored; says so on `hint` when one was. Returns the
- * indexes of the refused.
+ * Inserts events, those that exist already (unique per webhook and what they tell of) refused;
+ * says so on `hint` when one was stored. Returns the indexes of the refused.
  */
 async function insertOnce(
   collections: Collections,
   events: OutboxDoc[],
   hint?: OutboxHint,
 ): Promise<Set<number>> {
-  if (events.length === 0) return new Set();
-  let refused = new Set<number>();
-  try {
-    await collections.outbox.insertMany(events, { ordered: false });
-  } catch (error) {
-    // Events queued before (a fan-out repeated, or another process queueing the same).
-    if (!(error instanceof MongoBulkWriteError) || ![error.writeErrors].flat().every((e) => e.code === 11000))
-      throw error;
-    refused = new Set([error.writeErrors].flat().map((e) => e.index));
-  }
+  // Those refused were queued before (a fan-out repeated, or another process queueing the same).
+  const refused = await insertNew(collections.outbox, events);
   if (refused.size < events.length) hint?.queued();
   return refused;
 }

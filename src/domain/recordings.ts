@@ -261,6 +261,16 @@ async function resolveReferences(
   };
 }
 
+/** A meeting as callers see it: without the marks of work under way (the summary's, the change's). */
+function unmarked({
+  summaryPending: _,
+  summaryPendingSince: __,
+  pendingChange: ___,
+  ...meeting
+}: MeetingDoc) {
+  return meeting as MeetingDoc;
+}
+
 /** A meeting's write: what to set, and what to set only when it is created (its `_id` included). */
 interface MeetingWrite {
   recordingId: number;
@@ -286,12 +296,6 @@ async function writeMeetings(
   collections: Collections,
   writes: readonly MeetingWrite[],
 ): Promise<WrittenMeetings> {
-  const unmarked = ({
-    summaryPending: _,
-    summaryPendingSince: __,
-    pendingChange: ___,
-    ...meeting
-  }: MeetingDoc) => meeting as MeetingDoc;
   if (writes.length === 0) return { meetings: [] };
   if (writes.length === 1) {
     const { recordingId, update } = writes[0]!;
@@ -527,20 +531,13 @@ export async function storeRecordings(
   })();
   await Promise.all([logging, fanningOut]);
   const stored = new Map(meetings.map((m) => [m.recordingId, m]));
-  return recordingIds.map((recordingId, i) => {
-    const {
-      summaryPending: _,
-      summaryPendingSince: __,
-      pendingChange: ___,
-      ...unchanged
-    } = states.get(recordingId)?.meeting ?? ({} as MeetingDoc);
-    return {
-      meeting: stored.get(recordingId) ?? (unchanged as MeetingDoc),
-      changes: changes[i]!,
-      becameReady: made.has(recordingId),
-      eventsQueued: queued.get(recordingId) ?? 0,
-    };
-  });
+  // One not written (changed nothing) is as it was read.
+  return recordingIds.map((recordingId, i) => ({
+    meeting: stored.get(recordingId) ?? unmarked(states.get(recordingId)!.meeting),
+    changes: changes[i]!,
+    becameReady: made.has(recordingId),
+    eventsQueued: queued.get(recordingId) ?? 0,
+  }));
 }
 
 /** Stores one recording with its content (storeRecordings, a batch of one). */

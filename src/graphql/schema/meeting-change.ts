@@ -1,22 +1,15 @@
 /**
  * The change feed: `meetingChanges`, every change of a meeting you may see (or could, before the
- * change), in the order changes were logged, from a cursor; `meetingChangesCursor`, where the
- * feed stands now; and the `meetingChanged` subscription, the same changes live. The rules are the
+ * change), in the order changes were logged, from a cursor; and `meetingChangesCursor`, where the
+ * feed stands now (the same changes live: `meetingChanged`, subscription.ts). The rules are the
  * domain's (meeting-changes.ts); see docs/api/mirroring.md.
  */
 import type { ChangeKind, MeetingDoc } from '../../db/documents.js';
 import type { ChangeEntry } from '../../domain/change-log.js';
-import { DomainError } from '../../domain/errors.js';
-import {
-  concerns,
-  currentChangesCursor,
-  MAX_CHANGES_PAGE,
-  meetingChanges,
-} from '../../domain/meeting-changes.js';
-import { missingCredentialMessage } from '../../domain/viewer.js';
+import { currentChangesCursor, meetingChanges } from '../../domain/meeting-changes.js';
+import { MAX_PAGE_SIZE } from '../../domain/pagination.js';
 import { builder } from '../builder.js';
 import { type GraphQLContext, viewerOf } from '../context.js';
-import { createLoaders } from '../loaders.js';
 import { Meeting } from './meeting.js';
 
 export const MeetingChangeKind = builder.enumType('MeetingChangeKind', {
@@ -38,7 +31,7 @@ async function meetingNow(entry: ChangeEntry, { loaders }: GraphQLContext): Prom
   return meeting && !meeting.pendingChange?.kinds.includes('deleted') ? meeting : null;
 }
 
-const MeetingChange = builder.objectRef<ChangeEntry>('MeetingChange').implement({
+export const MeetingChange = builder.objectRef<ChangeEntry>('MeetingChange').implement({
   description:
     'A change of a meeting you may see, or could see before it. A mirror applies it by taking `meeting` as it is now, or removing the meeting when `removed`.',
   fields: (t) => ({
@@ -79,7 +72,7 @@ builder.queryFields((t) => ({
       'Changes of the meetings `meetings` lists for you, in the order they were logged, after a cursor (from the oldest kept without one). pageInfo.endCursor is always set: it is where this page stopped reading, also when none of what it read was yours; follow it when hasNextPage, and ask again later from it when not. A change logged late is never skipped. Changes are kept for a retention window (30 days by default): an older cursor is refused with RESYNC_REQUIRED (HTTP 410).',
     args: {
       first: t.arg.int({
-        description: `Changes a page holds at most: 1 to ${MAX_CHANGES_PAGE}, ${MAX_CHANGES_PAGE} when omitted.`,
+        description: `Changes a page holds at most: 1 to ${MAX_PAGE_SIZE}, ${MAX_PAGE_SIZE} when omitted.`,
       }),
       after: t.arg.string({
         description: 'The endCursor of the previous page, or meetingChangesCursor.',
@@ -105,22 +98,3 @@ builder.queryFields((t) => ({
       currentChangesCursor(context.collections, viewerOf(context), new Date()),
   }),
 }));
-
-builder.subscriptionField('meetingChanged', (t) =>
-  t.field({
-    type: MeetingChange,
-    description:
-      'The changes meetingChanges lists, live, from when you subscribe: each change of a meeting you may see, or could see before it. Over SSE: POST /graphql with Accept: text/event-stream. To miss nothing across a disconnection, follow meetingChanges instead (it resumes from a cursor).',
-    subscribe: (_root, _args, context) => {
-      // Scope checks run on resolve, which comes after subscribe: refuse anonymous callers here.
-      if (!context.viewer) throw new DomainError('UNAUTHENTICATED', missingCredentialMessage);
-      const viewer = viewerOf(context);
-      return context.services.liveChanges.subscribe((entry) => concerns(viewer, entry));
-    },
-    resolve: (entry, _args, context) => {
-      // The subscription's context lives as long as it does: fresh loaders per event, no stale cache.
-      context.loaders = createLoaders(context.collections, context.viewer);
-      return entry;
-    },
-  }),
-);
